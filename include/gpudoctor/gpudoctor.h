@@ -1,0 +1,223 @@
+/*
+ * gpudoctor — why does this machine's NVIDIA GPU stack fail, and what exactly to change.
+ *
+ * Public API of libgpudoctor. The command-line tool uses nothing but this header.
+ *
+ * Ownership, once for the whole API:
+ *   - A function that hands out an object through `struct X **out` gives the caller a *new*
+ *     object; the caller frees it with the matching `gd_X_free()`. `gd_X_free(NULL)` is a no-op.
+ *   - Every `const char *` and `const struct ... *` read from a report is *borrowed*: it lives
+ *     exactly as long as the report it came from.
+ *   - Strings passed in are *copied*; the caller keeps ownership of its arguments.
+ *   - A `char **out` buffer is *new* memory the caller releases with gd_free().
+ *
+ * Errors come in two channels that never mix: a problem of the inspected machine is a *finding*
+ * in the report; a failure of gpudoctor itself (out of memory, unreadable option) is the
+ * `enum gd_status` a function returns. There is no global last-error.
+ */
+#ifndef GPUDOCTOR_GPUDOCTOR_H
+#define GPUDOCTOR_GPUDOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(GD_BUILDING_SHARED)
+#define GD_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define GD_API __attribute__((visibility("default")))
+#else
+#define GD_API
+#endif
+
+/* ---- statuses: failures of gpudoctor itself ------------------------------------------------ */
+
+enum gd_status {
+    GD_OK = 0,
+    GD_ENOMEM,       /* an allocation failed */
+    GD_EINVAL,       /* a bad argument from the caller */
+    GD_ENOENT,       /* a path or name does not exist */
+    GD_EACCES,       /* permission denied */
+    GD_ELOOP,        /* too many symbolic links (a loop) */
+    GD_ENOTDIR,      /* a path component is not a directory */
+    GD_EIO,          /* a read or another system call failed */
+    GD_EFORMAT,      /* input is not in the expected format */
+    GD_ETRUNCATED,   /* input ends before a structure it announces */
+    GD_ELIMIT,       /* input exceeds a size cap gpudoctor enforces */
+    GD_ETIMEOUT,     /* a child process ran past its deadline */
+    GD_ECHILD,       /* a child process failed (signal, bad exit, broken pipe) */
+    GD_EUNSUPPORTED, /* not supported on this platform or for this kind of file */
+    GD_ENOTREG,      /* not a regular file (a device, a FIFO, a directory) */
+};
+
+/* A short constant description of a status ("no such file or directory"). Never NULL. */
+GD_API const char *gd_status_str(enum gd_status status);
+
+/* The library's version, e.g. "0.1.0". */
+GD_API const char *gd_version(void);
+
+/* Releases memory handed out by the library through a `char **out` argument. */
+GD_API void gd_free(void *p);
+
+/* ---- options --------------------------------------------------------------------------------- */
+
+struct gd_options;
+
+GD_API enum gd_status gd_options_new(struct gd_options **out);
+GD_API void gd_options_free(struct gd_options *opts);
+
+/*
+ * Inspect the tree at `dir` as if it were "/" (an unpacked container image, a mounted disk).
+ * Every file is read inside it; nothing found under it is ever executed or loaded.
+ * Default: "/", the live machine. GD_ENOENT / GD_ENOTDIR when `dir` is not a directory.
+ */
+GD_API enum gd_status gd_options_set_root(struct gd_options *opts, const char *dir);
+
+/*
+ * The environment the inspected programs would run with. By default the live machine is
+ * inspected with this process's environment and a foreign root with an empty one, because the
+ * caller's variables say nothing about an image. Each call adds or replaces one "NAME=VALUE".
+ * GD_EINVAL when the string has no '=' or an empty name.
+ */
+GD_API enum gd_status gd_options_set_env(struct gd_options *opts, const char *name_equals_value);
+
+/* Forget the process environment, even for the live machine: only gd_options_set_env() counts. */
+GD_API enum gd_status gd_options_clear_env(struct gd_options *opts);
+
+/*
+ * Add the variables of an environment file (docker's --env-file format: NAME=VALUE per line, the
+ * value verbatim, '#' comments). `path` is a path of this machine, not inside the root.
+ * `*bad_lines` (may be NULL) counts malformed lines skipped. GD_ENOENT, GD_EACCES, GD_ELIMIT
+ * (over 1 MiB) when the file cannot be used.
+ */
+GD_API enum gd_status gd_options_load_env_file(struct gd_options *opts, const char *path,
+                                               size_t *bad_lines);
+
+/*
+ * Use the knowledge-base tables in `dir` (files named <table>.json, format in docs/kb.md)
+ * instead of the embedded ones of the same name. A table that fails to load is reported as a
+ * finding and the embedded one is used. NULL restores the embedded tables only.
+ */
+GD_API enum gd_status gd_options_set_kb_dir(struct gd_options *opts, const char *dir);
+
+/* ---- running a check ------------------------------------------------------------------------- */
+
+struct gd_report;
+
+/*
+ * Probe the machine (or root) described by `opts`, judge the facts and return the report.
+ * `opts` may be NULL for the defaults. On GD_OK `*out` is a new report. A machine in any state,
+ * however broken, yields GD_OK and findings; only failures of gpudoctor itself yield another
+ * status (GD_ENOMEM, GD_EINVAL), with `*out` set to NULL.
+ */
+GD_API enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out);
+
+GD_API void gd_report_free(struct gd_report *report);
+
+/* ---- facts: what the probes saw, each with where it came from ---------------------------------
+ */
+
+enum gd_fact_state {
+    GD_FACT_KNOWN,   /* a value was read */
+    GD_FACT_ABSENT,  /* the source was looked at and the thing is not there */
+    GD_FACT_UNKNOWN, /* the source could not be read; gd_fact_reason() says why */
+};
+
+enum gd_value_type { GD_VALUE_STRING, GD_VALUE_INT, GD_VALUE_BOOL };
+
+enum gd_source_kind {
+    GD_SOURCE_FILE,    /* contents of a file: ref is its path inside the root */
+    GD_SOURCE_PATH,    /* existence, type or name of a path (stat, readdir, readlink) */
+    GD_SOURCE_ENV,     /* an environment variable: ref is its name */
+    GD_SOURCE_ELF,     /* a field of an ELF file: ref is "path:FIELD" */
+    GD_SOURCE_CALL,    /* a library or system call: ref names it */
+    GD_SOURCE_DERIVED, /* computed by gpudoctor from other facts: ref says from what */
+    GD_SOURCE_OPTION,  /* given by the user on the command line */
+};
+
+struct gd_entity;
+struct gd_fact;
+
+GD_API size_t gd_report_entity_count(const struct gd_report *report);
+GD_API const struct gd_entity *gd_report_entity_at(const struct gd_report *report, size_t i);
+/* The entity with this id (e.g. "host", "driver", "env"), or NULL. */
+GD_API const struct gd_entity *gd_report_entity(const struct gd_report *report, const char *id);
+
+GD_API const char *gd_entity_kind(const struct gd_entity *entity);
+GD_API const char *gd_entity_id(const struct gd_entity *entity);
+GD_API size_t gd_entity_fact_count(const struct gd_entity *entity);
+GD_API const struct gd_fact *gd_entity_fact_at(const struct gd_entity *entity, size_t i);
+/* The fact of that name, or NULL when no probe recorded it. */
+GD_API const struct gd_fact *gd_entity_fact(const struct gd_entity *entity, const char *name);
+
+GD_API const struct gd_entity *gd_fact_entity(const struct gd_fact *fact);
+GD_API const char *gd_fact_name(const struct gd_fact *fact);
+GD_API enum gd_fact_state gd_fact_state(const struct gd_fact *fact);
+GD_API enum gd_value_type gd_fact_type(const struct gd_fact *fact);
+/* The value as text ("535.104.05", "42", "true"); NULL unless the state is GD_FACT_KNOWN. */
+GD_API const char *gd_fact_value(const struct gd_fact *fact);
+/* Why the fact is unknown or absent ("permission denied"), or NULL. */
+GD_API const char *gd_fact_reason(const struct gd_fact *fact);
+GD_API enum gd_source_kind gd_fact_source_kind(const struct gd_fact *fact);
+GD_API const char *gd_fact_source_ref(const struct gd_fact *fact);
+/* "file", "path", "env", "elf", "call", "derived", "option". */
+GD_API const char *gd_source_kind_name(enum gd_source_kind kind);
+
+/* ---- findings: what the rules concluded -------------------------------------------------------
+ */
+
+enum gd_severity { GD_SEV_OK, GD_SEV_INFO, GD_SEV_WARNING, GD_SEV_ERROR };
+
+/* "ok", "info", "warning", "error". */
+GD_API const char *gd_severity_name(enum gd_severity severity);
+
+struct gd_finding;
+
+GD_API size_t gd_report_finding_count(const struct gd_report *report);
+GD_API const struct gd_finding *gd_report_finding_at(const struct gd_report *report, size_t i);
+/* The most severe finding's severity; GD_SEV_OK for a report without findings. */
+GD_API enum gd_severity gd_report_worst(const struct gd_report *report);
+
+/* Stable identifier, documented in docs/findings.md, e.g. "driver.not-installed". */
+GD_API const char *gd_finding_id(const struct gd_finding *finding);
+GD_API enum gd_severity gd_finding_severity(const struct gd_finding *finding);
+/* One line: what is wrong (or right, for GD_SEV_OK). */
+GD_API const char *gd_finding_title(const struct gd_finding *finding);
+/* Why it matters: the failure or error message the user would otherwise meet. May be NULL. */
+GD_API const char *gd_finding_why(const struct gd_finding *finding);
+GD_API size_t gd_finding_evidence_count(const struct gd_finding *finding);
+GD_API const struct gd_fact *gd_finding_evidence_at(const struct gd_finding *finding, size_t i);
+GD_API size_t gd_finding_fix_count(const struct gd_finding *finding);
+/* One concrete fix step (a command to run, a file to change). */
+GD_API const char *gd_finding_fix_at(const struct gd_finding *finding, size_t i);
+
+/* ---- rendering: pure functions of a report ----------------------------------------------------
+ */
+
+enum gd_format {
+    GD_FORMAT_TEXT,       /* the checklist for a terminal */
+    GD_FORMAT_JSON,       /* the full report, schema in docs/json-schema.md */
+    GD_FORMAT_MARKDOWN,   /* for an issue or a pull request */
+    GD_FORMAT_PROMETHEUS, /* node_exporter textfile collector */
+};
+
+struct gd_render_options {
+    bool color;   /* ANSI colours (text only) */
+    bool verbose; /* every finding's evidence, the ok ones too, and the facts (text, markdown) */
+};
+
+/*
+ * Format `report`. On GD_OK `*out` is new memory (release with gd_free()) holding `*len` bytes
+ * and a terminating NUL. `options` may be NULL for the defaults (no colour, not verbose).
+ */
+GD_API enum gd_status gd_render(const struct gd_report *report, enum gd_format format,
+                                const struct gd_render_options *options, char **out, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

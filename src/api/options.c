@@ -1,0 +1,111 @@
+#include "api/options.h"
+
+#include "core/alloc.h"
+#include "core/env.h"
+
+#include <gpudoctor/gpudoctor.h>
+#include "os/os.h"
+#include "parse/kv.h"
+#include "core/buf.h"
+
+enum gd_status gd_options_new(struct gd_options **out)
+{
+    *out = NULL;
+    struct gd_options *o = gd_calloc(1, sizeof *o);
+    if (!o)
+        return GD_ENOMEM;
+    o->extra = gd_env_new();
+    if (!o->extra) {
+        gd_free(o);
+        return GD_ENOMEM;
+    }
+    *out = o;
+    return GD_OK;
+}
+
+void gd_options_free(struct gd_options *o)
+{
+    if (!o)
+        return;
+    gd_free(o->root);
+    gd_free(o->kb_dir);
+    gd_env_free(o->extra);
+    gd_free(o);
+}
+
+static enum gd_status replace(char **slot, const char *value)
+{
+    char *copy = NULL;
+    if (value && !(copy = gd_strdup(value)))
+        return GD_ENOMEM;
+    gd_free(*slot);
+    *slot = copy;
+    return GD_OK;
+}
+
+enum gd_status gd_options_set_root(struct gd_options *o, const char *dir)
+{
+    if (!o || !dir || !*dir)
+        return GD_EINVAL;
+    return replace(&o->root, dir);
+}
+
+enum gd_status gd_options_set_env(struct gd_options *o, const char *name_equals_value)
+{
+    if (!o)
+        return GD_EINVAL;
+    return gd_env_put(o->extra, name_equals_value);
+}
+
+enum gd_status gd_options_clear_env(struct gd_options *o)
+{
+    if (!o)
+        return GD_EINVAL;
+    gd_env_clear(o->extra);
+    o->clear_env = true;
+    return GD_OK;
+}
+
+enum gd_status gd_options_set_kb_dir(struct gd_options *o, const char *dir)
+{
+    if (!o)
+        return GD_EINVAL;
+    return replace(&o->kb_dir, dir);
+}
+
+/* An environment file is a few KiB; this cap keeps a mistaken path (a log, an image) out. */
+#define ENV_FILE_MAX (1024 * 1024)
+
+static bool put_var(void *user, const char *key, const char *value, size_t line)
+{
+    (void)line;
+    return gd_env_set(user, key, value) == GD_OK;
+}
+
+enum gd_status gd_options_load_env_file(struct gd_options *o, const char *path, size_t *bad_lines)
+{
+    if (bad_lines)
+        *bad_lines = 0;
+    if (!o || !path)
+        return GD_EINVAL;
+    struct gd_os_file *f;
+    enum gd_status st = gd_os_open_read(path, false, &f);
+    if (st != GD_OK)
+        return st;
+    struct gd_buf b;
+    gd_buf_init(&b, ENV_FILE_MAX);
+    char chunk[8192];
+    unsigned long long off = 0;
+    size_t got;
+    while ((st = gd_os_pread(f, chunk, sizeof chunk, off, &got)) == GD_OK && got) {
+        gd_buf_add(&b, chunk, got);
+        off += got;
+        if ((st = gd_buf_status(&b)) != GD_OK)
+            break;
+    }
+    gd_os_close(f);
+    if (st == GD_OK)
+        st = gd_parse_kv(gd_buf_str(&b), b.len, GD_KV_PLAIN, put_var, o->extra, bad_lines);
+    gd_buf_free(&b);
+    return st;
+}

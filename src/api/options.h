@@ -1,0 +1,16 @@
+/* The options behind the opaque public struct gd_options. */
+#ifndef GD_API_OPTIONS_H
+#define GD_API_OPTIONS_H
+
+#include <stdbool.h>
+
+struct gd_env;
+
+struct gd_options {
+    char *root;           /* host directory; NULL means "/" */
+    char *kb_dir;         /* --kb override directory, or NULL */
+    struct gd_env *extra; /* variables set with gd_options_set_env */
+    bool clear_env;       /* ignore the process environment even for the live root */
+};
+
+#endif

@@ -1,0 +1,48 @@
+/* gpudoctor: a thin dispatcher over libgpudoctor; one file per command. */
+#include "cli/cli.h"
+
+#include <gpudoctor/gpudoctor.h>
+#include <string.h>
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "check", gd_cmd_check, "inspect this machine (or --root DIR) and print findings" },
+};
+
+static void help(void)
+{
+    printf("Usage: gpudoctor [COMMAND] [OPTIONS]\n\n"
+           "Why does this machine's NVIDIA GPU stack fail, and what exactly to change.\n\n"
+           "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        printf("  %-10s %s%s\n", commands[i].name, commands[i].summary,
+               i == 0 ? " (the default)" : "");
+    printf("  %-10s %s\n  %-10s %s\n\n", "help", "show this help", "version", "print the version");
+    printf("'gpudoctor COMMAND --help' describes a command's options.\n"
+           "Exit status: 0 no error finding, 1 an error finding, 2 usage or internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+                     strcmp(argv[1], "-h") == 0)) {
+        help();
+        return GD_EXIT_OK;
+    }
+    if (argc > 1 && (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0)) {
+        printf("gpudoctor %s\n", gd_version());
+        return GD_EXIT_OK;
+    }
+    if (argc > 1 && argv[1][0] != '-') {
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            if (strcmp(argv[1], commands[i].name) == 0)
+                return commands[i].run(argc - 2, argv + 2);
+        return gd_usage_error(NULL, "unknown command '%s'", argv[1]);
+    }
+    return gd_cmd_check(argc - 1, argv + 1);
+}

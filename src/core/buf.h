@@ -1,0 +1,34 @@
+/*
+ * A growing byte buffer with a size cap fixed at init and a sticky status: once an append fails
+ * (out of memory, or past the cap), later appends do nothing and gd_buf_status() keeps the first
+ * failure, so a renderer checks once at the end. The contents are always NUL-terminated.
+ */
+#ifndef GD_CORE_BUF_H
+#define GD_CORE_BUF_H
+
+#include <gpudoctor/gpudoctor.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+struct gd_buf {
+    char *data; /* NULL until the first append */
+    size_t len, cap, limit;
+    enum gd_status status;
+};
+
+/* `limit` is the most bytes the buffer may hold (without the NUL). */
+void gd_buf_init(struct gd_buf *buf, size_t limit);
+void gd_buf_free(struct gd_buf *buf);
+void gd_buf_add(struct gd_buf *buf, const void *data, size_t len);
+void gd_buf_puts(struct gd_buf *buf, const char *s);
+void gd_buf_putc(struct gd_buf *buf, char c);
+void gd_buf_printf(struct gd_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gd_buf_vprintf(struct gd_buf *buf, const char *fmt, va_list ap);
+enum gd_status gd_buf_status(const struct gd_buf *buf);
+/* The contents, or "" when empty. Borrowed until the next append. */
+const char *gd_buf_str(const struct gd_buf *buf);
+/* Hands the contents over: `*out` is new memory (gd_free), the buffer is empty again.
+ * Returns the buffer's status; on failure `*out` is NULL and the contents are dropped. */
+enum gd_status gd_buf_take(struct gd_buf *buf, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,488 @@
+#include "core/report.h"
+
+#include "core/alloc.h"
+#include "core/arena.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct gd_report *gd_report_new(void)
+{
+    struct gd_report *r = gd_calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->arena = gd_arena_new();
+    if (!r->arena) {
+        gd_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void gd_report_free(struct gd_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nentities; i++)
+        gd_free(r->entities[i]->facts);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        gd_free(r->findings[i]->evidence);
+        gd_free(r->findings[i]->fix);
+    }
+    gd_free(r->entities);
+    gd_free(r->findings);
+    gd_arena_free(r->arena);
+    gd_free(r);
+}
+
+bool gd_report_failed(const struct gd_report *r)
+{
+    return r->failed;
+}
+
+struct gd_arena *gd_report_arena(struct gd_report *r)
+{
+    return r->arena;
+}
+
+static void *fail(struct gd_report *r)
+{
+    r->failed = true;
+    return NULL;
+}
+
+const char *gd_report_strdup(struct gd_report *r, const char *s)
+{
+    if (!s)
+        return NULL;
+    char *copy = gd_arena_strdup(r->arena, s);
+    return copy ? copy : fail(r);
+}
+
+const char *gd_report_printf(struct gd_report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = gd_arena_vprintf(r->arena, fmt, ap);
+    va_end(ap);
+    return s ? s : fail(r);
+}
+
+static struct gd_entity *find_entity(const struct gd_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->nentities; i++)
+        if (strcmp(r->entities[i]->id, id) == 0)
+            return r->entities[i];
+    return NULL;
+}
+
+struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, const char *id)
+{
+    if (!r || r->failed)
+        return NULL;
+    struct gd_entity *e = find_entity(r, id);
+    if (e)
+        return e;
+    e = gd_arena_alloc(r->arena, sizeof *e);
+    if (!e || gd_grow((void **)&r->entities, &r->cap_entities, r->nentities + 1,
+                      sizeof *r->entities) != 0)
+        return fail(r);
+    e->report = r;
+    e->kind = gd_report_strdup(r, kind);
+    e->id = gd_report_strdup(r, id);
+    if (!e->kind || !e->id)
+        return NULL;
+    r->entities[r->nentities++] = e;
+    return e;
+}
+
+static struct gd_fact *new_fact(struct gd_entity *e, const char *name, struct gd_source source)
+{
+    if (!e || e->report->failed)
+        return NULL;
+    struct gd_report *r = e->report;
+    struct gd_fact *f = NULL;
+    for (size_t i = 0; i < e->nfacts; i++) {
+        if (strcmp(e->facts[i]->name, name) == 0) {
+            f = e->facts[i];
+            break;
+        }
+    }
+    if (f) {
+        memset(f, 0, sizeof *f);
+    } else {
+        f = gd_arena_alloc(r->arena, sizeof *f);
+        if (!f || gd_grow((void **)&e->facts, &e->cap, e->nfacts + 1, sizeof *e->facts) != 0)
+            return fail(r);
+        e->facts[e->nfacts++] = f;
+    }
+    f->entity = e;
+    f->name = gd_report_strdup(r, name);
+    f->source.kind = source.kind;
+    f->source.ref = gd_report_strdup(r, source.ref ? source.ref : "");
+    return r->failed ? NULL : f;
+}
+
+const struct gd_fact *gd_fact_str(struct gd_entity *e, const char *name, const char *value,
+                                  struct gd_source source)
+{
+    struct gd_fact *f = new_fact(e, name, source);
+    if (!f)
+        return NULL;
+    f->state = GD_FACT_KNOWN;
+    f->type = GD_VALUE_STRING;
+    f->value = gd_report_strdup(e->report, value ? value : "");
+    return f->value ? f : NULL;
+}
+
+const struct gd_fact *gd_fact_strf(struct gd_entity *e, const char *name, struct gd_source source,
+                                   const char *fmt, ...)
+{
+    if (!e || e->report->failed)
+        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = gd_arena_vprintf(e->report->arena, fmt, ap);
+    va_end(ap);
+    if (!s)
+        return fail(e->report);
+    return gd_fact_str(e, name, s, source);
+}
+
+const struct gd_fact *gd_fact_int(struct gd_entity *e, const char *name, long long value,
+                                  struct gd_source source)
+{
+    struct gd_fact *f = new_fact(e, name, source);
+    if (!f)
+        return NULL;
+    f->state = GD_FACT_KNOWN;
+    f->type = GD_VALUE_INT;
+    f->int_value = value;
+    f->value = gd_report_printf(e->report, "%lld", value);
+    return f->value ? f : NULL;
+}
+
+const struct gd_fact *gd_fact_bool(struct gd_entity *e, const char *name, bool value,
+                                   struct gd_source source)
+{
+    struct gd_fact *f = new_fact(e, name, source);
+    if (!f)
+        return NULL;
+    f->state = GD_FACT_KNOWN;
+    f->type = GD_VALUE_BOOL;
+    f->int_value = value;
+    f->value = value ? "true" : "false";
+    return f;
+}
+
+static const struct gd_fact *not_known(struct gd_entity *e, const char *name,
+                                       enum gd_fact_state state, const char *reason,
+                                       struct gd_source source)
+{
+    struct gd_fact *f = new_fact(e, name, source);
+    if (!f)
+        return NULL;
+    f->state = state;
+    f->reason = gd_report_strdup(e->report, reason);
+    return e->report->failed ? NULL : f;
+}
+
+const struct gd_fact *gd_fact_absent(struct gd_entity *e, const char *name, const char *reason,
+                                     struct gd_source source)
+{
+    return not_known(e, name, GD_FACT_ABSENT, reason, source);
+}
+
+const struct gd_fact *gd_fact_unknown(struct gd_entity *e, const char *name, const char *reason,
+                                      struct gd_source source)
+{
+    return not_known(e, name, GD_FACT_UNKNOWN, reason ? reason : "unknown", source);
+}
+
+const struct gd_fact *gd_report_fact(const struct gd_report *r, const char *entity_id,
+                                     const char *name)
+{
+    const struct gd_entity *e = find_entity(r, entity_id);
+    return e ? gd_entity_fact(e, name) : NULL;
+}
+
+const char *gd_fact_known_value(const struct gd_fact *f)
+{
+    return f && f->state == GD_FACT_KNOWN ? f->value : NULL;
+}
+
+const char *gd_report_value(const struct gd_report *r, const char *entity_id, const char *name)
+{
+    return gd_fact_known_value(gd_report_fact(r, entity_id, name));
+}
+
+bool gd_fact_is_true(const struct gd_fact *f)
+{
+    return f && f->state == GD_FACT_KNOWN && f->type == GD_VALUE_BOOL && f->int_value;
+}
+
+bool gd_fact_is_false(const struct gd_fact *f)
+{
+    return f && f->state == GD_FACT_KNOWN && f->type == GD_VALUE_BOOL && !f->int_value;
+}
+
+struct gd_finding *gd_finding_add(struct gd_report *r, const char *id, enum gd_severity severity,
+                                  const char *title_fmt, ...)
+{
+    if (!r || r->failed)
+        return NULL;
+    struct gd_finding *f = gd_arena_alloc(r->arena, sizeof *f);
+    if (!f || gd_grow((void **)&r->findings, &r->cap_findings, r->nfindings + 1,
+                      sizeof *r->findings) != 0)
+        return fail(r);
+    va_list ap;
+    va_start(ap, title_fmt);
+    char *title = gd_arena_vprintf(r->arena, title_fmt, ap);
+    va_end(ap);
+    f->report = r;
+    f->id = gd_report_strdup(r, id);
+    f->severity = severity;
+    f->title = title;
+    if (!title || !f->id)
+        return fail(r);
+    r->findings[r->nfindings++] = f;
+    return f;
+}
+
+void gd_finding_set_why(struct gd_finding *f, const char *fmt, ...)
+{
+    if (!f || f->report->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = gd_arena_vprintf(f->report->arena, fmt, ap);
+    va_end(ap);
+    if (!why)
+        fail(f->report);
+    f->why = why;
+}
+
+void gd_finding_add_evidence(struct gd_finding *f, const struct gd_fact *fact)
+{
+    if (!f || !fact || f->report->failed)
+        return;
+    for (size_t i = 0; i < f->nevidence; i++)
+        if (f->evidence[i] == fact)
+            return;
+    if (gd_grow((void **)&f->evidence, &f->cap_evidence, f->nevidence + 1, sizeof *f->evidence)) {
+        fail(f->report);
+        return;
+    }
+    f->evidence[f->nevidence++] = fact;
+}
+
+void gd_finding_add_fix(struct gd_finding *f, const char *fmt, ...)
+{
+    if (!f || f->report->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *step = gd_arena_vprintf(f->report->arena, fmt, ap);
+    va_end(ap);
+    if (!step || gd_grow((void **)&f->fix, &f->cap_fix, f->nfix + 1, sizeof *f->fix) != 0) {
+        fail(f->report);
+        return;
+    }
+    f->fix[f->nfix++] = step;
+}
+
+void gd_report_sort_findings(struct gd_report *r)
+{
+    /* Insertion sort: stable, and reports hold tens of findings, not thousands. */
+    for (size_t i = 1; i < r->nfindings; i++) {
+        struct gd_finding *f = r->findings[i];
+        size_t j = i;
+        while (j > 0 && r->findings[j - 1]->severity < f->severity) {
+            r->findings[j] = r->findings[j - 1];
+            j--;
+        }
+        r->findings[j] = f;
+    }
+}
+
+/* ---- public accessors ---- */
+
+size_t gd_report_entity_count(const struct gd_report *r)
+{
+    return r->nentities;
+}
+
+const struct gd_entity *gd_report_entity_at(const struct gd_report *r, size_t i)
+{
+    return i < r->nentities ? r->entities[i] : NULL;
+}
+
+const struct gd_entity *gd_report_entity(const struct gd_report *r, const char *id)
+{
+    return find_entity(r, id);
+}
+
+const char *gd_entity_kind(const struct gd_entity *e)
+{
+    return e->kind;
+}
+
+const char *gd_entity_id(const struct gd_entity *e)
+{
+    return e->id;
+}
+
+size_t gd_entity_fact_count(const struct gd_entity *e)
+{
+    return e->nfacts;
+}
+
+const struct gd_fact *gd_entity_fact_at(const struct gd_entity *e, size_t i)
+{
+    return i < e->nfacts ? e->facts[i] : NULL;
+}
+
+const struct gd_fact *gd_entity_fact(const struct gd_entity *e, const char *name)
+{
+    if (!e)
+        return NULL;
+    for (size_t i = 0; i < e->nfacts; i++)
+        if (strcmp(e->facts[i]->name, name) == 0)
+            return e->facts[i];
+    return NULL;
+}
+
+const struct gd_entity *gd_fact_entity(const struct gd_fact *f)
+{
+    return f->entity;
+}
+
+const char *gd_fact_name(const struct gd_fact *f)
+{
+    return f->name;
+}
+
+enum gd_fact_state gd_fact_state(const struct gd_fact *f)
+{
+    return f->state;
+}
+
+enum gd_value_type gd_fact_type(const struct gd_fact *f)
+{
+    return f->type;
+}
+
+const char *gd_fact_value(const struct gd_fact *f)
+{
+    return f->state == GD_FACT_KNOWN ? f->value : NULL;
+}
+
+const char *gd_fact_reason(const struct gd_fact *f)
+{
+    return f->reason;
+}
+
+enum gd_source_kind gd_fact_source_kind(const struct gd_fact *f)
+{
+    return f->source.kind;
+}
+
+const char *gd_fact_source_ref(const struct gd_fact *f)
+{
+    return f->source.ref;
+}
+
+const char *gd_source_kind_name(enum gd_source_kind kind)
+{
+    switch (kind) {
+    case GD_SOURCE_FILE:
+        return "file";
+    case GD_SOURCE_PATH:
+        return "path";
+    case GD_SOURCE_ENV:
+        return "env";
+    case GD_SOURCE_ELF:
+        return "elf";
+    case GD_SOURCE_CALL:
+        return "call";
+    case GD_SOURCE_DERIVED:
+        return "derived";
+    case GD_SOURCE_OPTION:
+        return "option";
+    }
+    return "unknown";
+}
+
+const char *gd_severity_name(enum gd_severity s)
+{
+    switch (s) {
+    case GD_SEV_OK:
+        return "ok";
+    case GD_SEV_INFO:
+        return "info";
+    case GD_SEV_WARNING:
+        return "warning";
+    case GD_SEV_ERROR:
+        return "error";
+    }
+    return "unknown";
+}
+
+size_t gd_report_finding_count(const struct gd_report *r)
+{
+    return r->nfindings;
+}
+
+const struct gd_finding *gd_report_finding_at(const struct gd_report *r, size_t i)
+{
+    return i < r->nfindings ? r->findings[i] : NULL;
+}
+
+enum gd_severity gd_report_worst(const struct gd_report *r)
+{
+    enum gd_severity worst = GD_SEV_OK;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i]->severity > worst)
+            worst = r->findings[i]->severity;
+    return worst;
+}
+
+const char *gd_finding_id(const struct gd_finding *f)
+{
+    return f->id;
+}
+
+enum gd_severity gd_finding_severity(const struct gd_finding *f)
+{
+    return f->severity;
+}
+
+const char *gd_finding_title(const struct gd_finding *f)
+{
+    return f->title;
+}
+
+const char *gd_finding_why(const struct gd_finding *f)
+{
+    return f->why;
+}
+
+size_t gd_finding_evidence_count(const struct gd_finding *f)
+{
+    return f->nevidence;
+}
+
+const struct gd_fact *gd_finding_evidence_at(const struct gd_finding *f, size_t i)
+{
+    return i < f->nevidence ? f->evidence[i] : NULL;
+}
+
+size_t gd_finding_fix_count(const struct gd_finding *f)
+{
+    return f->nfix;
+}
+
+const char *gd_finding_fix_at(const struct gd_finding *f, size_t i)
+{
+    return i < f->nfix ? f->fix[i] : NULL;
+}

@@ -1,0 +1,77 @@
+/*
+ * The few operating-system services gpudoctor needs, behind one interface. Only src/os/ may call
+ * a POSIX- or Win32-only API; everything else goes through here, so that a Win32 implementation
+ * slots in beside os_posix.c without touching probes, rules or renderers.
+ *
+ * Paths here are host paths. Code that inspects a machine uses src/sysroot, which confines every
+ * path to the inspected root and calls these functions.
+ */
+#ifndef GD_OS_OS_H
+#define GD_OS_OS_H
+
+#include <gpudoctor/gpudoctor.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gd_env;
+
+enum gd_file_type {
+    GD_FT_REG,
+    GD_FT_DIR,
+    GD_FT_LNK,
+    GD_FT_CHR,
+    GD_FT_BLK,
+    GD_FT_FIFO,
+    GD_FT_SOCK,
+    GD_FT_OTHER,
+};
+
+struct gd_os_stat {
+    enum gd_file_type type;
+    unsigned mode; /* permission bits, 07777 */
+    unsigned long long size;
+    unsigned long uid, gid;
+    unsigned long long dev, ino;
+    unsigned rdev_major, rdev_minor;
+};
+
+enum gd_status gd_os_lstat(const char *path, struct gd_os_stat *st);
+enum gd_status gd_os_stat(const char *path, struct gd_os_stat *st);
+/* The link's target text as stored, into new memory (gd_free). GD_ELIMIT past 4096 bytes. */
+enum gd_status gd_os_readlink(const char *path, char **target);
+
+struct gd_os_file;
+/* Open a regular file for reading without blocking on FIFOs and devices. With `nofollow` a
+ * symlink as the last component fails with GD_ELOOP. GD_ENOTREG for anything but a file. */
+enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_file **out);
+enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st);
+/* Read up to `n` bytes at `offset`; `*got` < n only at the end of the file. */
+enum gd_status gd_os_pread(struct gd_os_file *f, void *buf, size_t n, unsigned long long offset,
+                           size_t *got);
+void gd_os_close(struct gd_os_file *f);
+
+struct gd_os_dir;
+enum gd_status gd_os_opendir(const char *path, struct gd_os_dir **out);
+/* Next entry name (borrowed until the next call), skipping "." and "..": GD_OK, or GD_ENOENT
+ * at the end. */
+enum gd_status gd_os_readdir(struct gd_os_dir *d, const char **name);
+void gd_os_closedir(struct gd_os_dir *d);
+
+/* Whether this process's user may read and/or write the path (kernel permission check). */
+enum gd_status gd_os_access(const char *path, bool read, bool write);
+
+struct gd_os_uname {
+    char sysname[65], release[65], version[257], machine[65];
+};
+enum gd_status gd_os_uname(struct gd_os_uname *u);
+/* The C library this process runs on: "glibc 2.36"; GD_EUNSUPPORTED elsewhere. */
+enum gd_status gd_os_libc_version(char *buf, size_t size);
+/* Copy this process's environment into `env`. */
+enum gd_status gd_os_environ(struct gd_env *env);
+bool gd_os_isatty(int fd);
+/* Monotonic clock in nanoseconds, for timing. */
+unsigned long long gd_os_monotonic_ns(void);
+/* The canonical absolute host path of an existing directory (new memory). */
+enum gd_status gd_os_realpath(const char *path, char **out);
+
+#endif

@@ -1,0 +1,75 @@
+#include "parse/cuda_version.h"
+
+#include "core/str.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <string.h>
+
+/* version.json is a few KiB; anything larger is not one and is not handed to the JSON parser. */
+#define VERSION_JSON_MAX (1024 * 1024)
+
+enum gd_status gd_parse_cuda_version_json(const char *data, size_t len, struct gd_version *out)
+{
+    memset(out, 0, sizeof *out);
+    if (len > VERSION_JSON_MAX)
+        return GD_ELIMIT;
+    struct json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return GD_ENOMEM;
+    struct json_object *root = json_tokener_parse_ex(tok, data, (int)len);
+    json_tokener_free(tok);
+    enum gd_status st = GD_EFORMAT;
+    struct json_object *cuda, *version;
+    if (root && json_object_object_get_ex(root, "cuda", &cuda) &&
+        json_object_object_get_ex(cuda, "version", &version) &&
+        json_object_is_type(version, json_type_string))
+        st = gd_version_parse(json_object_get_string(version), out);
+    json_object_put(root);
+    return st == GD_OK ? GD_OK : GD_EFORMAT;
+}
+
+enum gd_status gd_parse_cuda_version_txt(const char *data, size_t len, struct gd_version *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *cur = data, *end = data + len;
+    struct gd_span line;
+    while (gd_next_line(&cur, end, &line)) {
+        struct gd_span t = gd_span_trim(line);
+        if (!gd_span_starts_with(t, "CUDA Version "))
+            continue;
+        struct gd_span v = gd_span_trim((struct gd_span){ t.p + 13, t.n - 13 });
+        if (gd_version_parse_n(v.p, v.n, out) == GD_OK)
+            return GD_OK;
+    }
+    return GD_EFORMAT;
+}
+
+enum gd_status gd_parse_header_define(const char *data, size_t len, const char *name, long *value)
+{
+    const char *cur = data, *end = data + len;
+    struct gd_span line;
+    size_t nlen = strlen(name);
+    while (gd_next_line(&cur, end, &line)) {
+        struct gd_span t = gd_span_trim(line);
+        if (!gd_span_starts_with(t, "#"))
+            continue;
+        t = gd_span_trim((struct gd_span){ t.p + 1, t.n - 1 });
+        if (!gd_span_starts_with(t, "define") || t.n < 7 || !gd_is_space(t.p[6]))
+            continue;
+        t = gd_span_trim((struct gd_span){ t.p + 6, t.n - 6 });
+        if (!gd_span_starts_with(t, name) || t.n == nlen || !gd_is_space(t.p[nlen]))
+            continue;
+        t = gd_span_trim((struct gd_span){ t.p + nlen, t.n - nlen });
+        long v = 0;
+        size_t i = 0;
+        while (i < t.n && gd_is_digit(t.p[i]) && v < LONG_MAX / 10 - 10)
+            v = v * 10 + (t.p[i++] - '0');
+        /* Only a plain integer: "(CUDNN_MAJOR * 10000 + ...)" is computed by the caller. */
+        if (i == 0 || (i < t.n && !gd_is_space(t.p[i]) && t.p[i] != '/'))
+            continue;
+        *value = v;
+        return GD_OK;
+    }
+    return GD_EFORMAT;
+}

@@ -1,0 +1,195 @@
+/* Host facts: the OS release, kernel, architecture and C library of the inspected machine. */
+#include "probe/probe.h"
+
+#include "core/alloc.h"
+#include "core/str.h"
+#include "parse/kv.h"
+#include "parse/libc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* libc.so.6 is about 2 MiB; a banner search past this size means something odd is there. */
+#define LIBC_READ_MAX (16 * 1024 * 1024)
+
+struct os_release {
+    struct gd_entity *host;
+    const char *path;
+};
+
+static bool on_os_release(void *user, const char *key, const char *value, size_t line)
+{
+    (void)line;
+    static const struct {
+        const char *key, *fact;
+    } wanted[] = {
+        { "ID", "os.id" },
+        { "ID_LIKE", "os.id_like" },
+        { "VERSION_ID", "os.version_id" },
+        { "VERSION_CODENAME", "os.version_codename" },
+        { "PRETTY_NAME", "os.pretty_name" },
+    };
+    struct os_release *o = user;
+    for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++)
+        if (strcmp(key, wanted[i].key) == 0)
+            gd_fact_str(o->host, wanted[i].fact, value, gd_src(GD_SOURCE_FILE, o->path));
+    return true;
+}
+
+static void probe_os_release(struct gd_probe_ctx *ctx, struct gd_entity *host)
+{
+    /* os-release(5): /etc/os-release takes precedence, /usr/lib/os-release is the fallback. */
+    static const char *const paths[] = { "/etc/os-release", "/usr/lib/os-release" };
+    enum gd_status st = GD_ENOENT;
+    for (size_t i = 0; i < 2; i++) {
+        char *data;
+        size_t len;
+        st = gd_root_read_file(ctx->root, paths[i], GD_PROBE_TEXT_MAX, &data, &len);
+        if (st == GD_ENOENT)
+            continue;
+        if (st == GD_OK) {
+            struct os_release o = { host, paths[i] };
+            gd_parse_kv(data, len, GD_KV_SHELL, on_os_release, &o, NULL);
+            gd_free(data);
+            if (!gd_entity_fact(host, "os.id"))
+                gd_fact_unknown(host, "os.id", "no ID= line", gd_src(GD_SOURCE_FILE, paths[i]));
+            return;
+        }
+        break;
+    }
+    gd_probe_fact_failed(host, "os.id", st, gd_src(GD_SOURCE_FILE, "/etc/os-release"));
+}
+
+static void first_line_fact(struct gd_probe_ctx *ctx, struct gd_entity *e, const char *name,
+                            const char *path)
+{
+    char *data;
+    size_t len;
+    enum gd_status st = gd_root_read_file(ctx->root, path, GD_PROBE_TEXT_MAX, &data, &len);
+    if (st != GD_OK) {
+        gd_probe_fact_failed(e, name, st, gd_src(GD_SOURCE_FILE, path));
+        return;
+    }
+    const char *cur = data;
+    struct gd_span line = { data, 0 };
+    gd_next_line(&cur, data + len, &line);
+    struct gd_span t = gd_span_trim(line);
+    char *text = gd_strndup(t.p, t.n);
+    if (text)
+        gd_fact_str(e, name, text, gd_src(GD_SOURCE_FILE, path));
+    gd_free(text);
+    gd_free(data);
+}
+
+static void probe_kernel(struct gd_probe_ctx *ctx, struct gd_entity *host)
+{
+    if (gd_root_is_live(ctx->root)) {
+        struct gd_os_uname u;
+        if (gd_os_uname(&u) == GD_OK) {
+            gd_fact_str(host, "kernel.release", u.release, gd_src(GD_SOURCE_CALL, "uname(2)"));
+            gd_fact_str(host, "arch", u.machine, gd_src(GD_SOURCE_CALL, "uname(2)"));
+        }
+    } else {
+        /* A foreign root has no running kernel; a tree that carries /proc (a fixture, a
+         * snapshot) still says what its kernel was. */
+        first_line_fact(ctx, host, "kernel.release", "/proc/sys/kernel/osrelease");
+    }
+    first_line_fact(ctx, host, "kernel.version", "/proc/version");
+}
+
+/* A foreign root's architecture, from the dynamic loader it ships (its name is fixed per
+ * architecture by each ABI) or its multiarch directory. */
+static void probe_foreign_arch(struct gd_probe_ctx *ctx, struct gd_entity *host)
+{
+    static const struct {
+        const char *path, *arch;
+    } markers[] = {
+        { "/lib64/ld-linux-x86-64.so.2", "x86_64" },
+        { "/lib/ld-linux-aarch64.so.1", "aarch64" },
+        { "/lib64/ld64.so.2", "ppc64le" },
+        { "/usr/lib/x86_64-linux-gnu", "x86_64" },
+        { "/usr/lib/aarch64-linux-gnu", "aarch64" },
+        { "/usr/lib/powerpc64le-linux-gnu", "ppc64le" },
+    };
+    first_line_fact(ctx, host, "arch", "/proc/sys/kernel/arch");
+    if (gd_fact_known_value(gd_entity_fact(host, "arch")))
+        return;
+    for (size_t i = 0; i < sizeof markers / sizeof *markers; i++) {
+        if (gd_root_exists(ctx->root, markers[i].path)) {
+            gd_fact_str(host, "arch", markers[i].arch, gd_src(GD_SOURCE_PATH, markers[i].path));
+            return;
+        }
+    }
+    gd_fact_unknown(host, "arch", "no dynamic loader or multiarch directory found",
+                    gd_src(GD_SOURCE_PATH, "/lib64, /lib, /usr/lib"));
+}
+
+static bool glibc_from_dir(struct gd_probe_ctx *ctx, struct gd_entity *host, const char *dir)
+{
+    struct gd_names names;
+    if (gd_root_list(ctx->root, dir, &names) != GD_OK)
+        return false;
+    bool found = false;
+    char version[32];
+    for (size_t i = 0; i < names.count && !found; i++) {
+        if (gd_libc_version_from_name(names.names[i], version, sizeof version)) {
+            char *path = gd_path_join(dir, names.names[i]);
+            if (path)
+                gd_fact_str(host, "glibc.version", version, gd_src(GD_SOURCE_PATH, path));
+            gd_free(path);
+            found = true;
+        }
+    }
+    if (!found) {
+        char *path = gd_path_join(dir, "libc.so.6");
+        char *data = NULL;
+        size_t len;
+        if (path && gd_root_read_file(ctx->root, path, LIBC_READ_MAX, &data, &len) == GD_OK &&
+            gd_libc_version_from_banner(data, len, version, sizeof version)) {
+            gd_fact_str(host, "glibc.version", version, gd_src(GD_SOURCE_FILE, path));
+            found = true;
+        }
+        gd_free(data);
+        gd_free(path);
+    }
+    gd_names_free(&names);
+    return found;
+}
+
+static void probe_glibc(struct gd_probe_ctx *ctx, struct gd_entity *host)
+{
+    if (gd_root_is_live(ctx->root)) {
+        char text[64];
+        /* confstr answers "glibc 2.36": the C library every program here runs on. */
+        if (gd_os_libc_version(text, sizeof text) == GD_OK) {
+            const char *v = gd_str_starts_with(text, "glibc ") ? text + 6 : text;
+            gd_fact_str(host, "glibc.version", v,
+                        gd_src(GD_SOURCE_CALL, "confstr(_CS_GNU_LIBC_VERSION)"));
+            return;
+        }
+    }
+    static const char *const dirs[] = { "/lib/x86_64-linux-gnu",
+                                        "/lib/aarch64-linux-gnu",
+                                        "/lib64",
+                                        "/lib",
+                                        "/usr/lib64",
+                                        "/usr/lib" };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        if (glibc_from_dir(ctx, host, dirs[i]))
+            return;
+    gd_fact_absent(host, "glibc.version", "no glibc found (musl or another C library?)",
+                   gd_src(GD_SOURCE_PATH, "/lib, /lib64, /usr/lib"));
+}
+
+void gd_probe_host(struct gd_probe_ctx *ctx)
+{
+    struct gd_entity *host = gd_report_add_entity(ctx->report, "host", "host");
+    gd_fact_str(host, "root", gd_root_dir(ctx->root), gd_src(GD_SOURCE_OPTION, "--root"));
+    gd_fact_bool(host, "live", gd_root_is_live(ctx->root),
+                 gd_src(GD_SOURCE_DERIVED, "the root is this machine's /"));
+    probe_os_release(ctx, host);
+    probe_kernel(ctx, host);
+    if (!gd_root_is_live(ctx->root))
+        probe_foreign_arch(ctx, host);
+    probe_glibc(ctx, host);
+}

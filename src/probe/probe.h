@@ -1,0 +1,55 @@
+/*
+ * Probes gather facts and never judge. Each reads the inspected machine through the context's
+ * root and environment snapshot (never getenv() or a host path), and records every fact with its
+ * source: what it saw, that a thing is absent, or that it could not tell and why.
+ * Probes return nothing: a broken machine is facts, and out-of-memory is sticky in the report.
+ */
+#ifndef GD_PROBE_PROBE_H
+#define GD_PROBE_PROBE_H
+
+#include "core/env.h"
+#include "core/version.h"
+#include "core/report.h"
+#include "sysroot/sysroot.h"
+
+#include <gpudoctor/gpudoctor.h>
+
+struct gd_kb;
+
+struct gd_probe_ctx {
+    struct gd_root *root;
+    const struct gd_env *env;
+    struct gd_report *report;
+    const struct gd_kb *kb;
+};
+
+/* Small text files (os-release, /proc entries, headers) are read whole up to this size. */
+#define GD_PROBE_TEXT_MAX (64 * 1024)
+
+/* Record why a fact is not known after `st` failed: GD_ENOENT makes it absent, anything else
+ * unknown with the status as the reason. */
+const struct gd_fact *gd_probe_fact_failed(struct gd_entity *e, const char *name, enum gd_status st,
+                                           struct gd_source src);
+
+/* Directories where the NVIDIA driver's user-space libraries are installed by distribution
+ * packages, NVIDIA's .run installer and the NVIDIA container toolkit, in the order the default
+ * loader configuration searches them. NULL-terminated. */
+extern const char *const gd_driver_lib_dirs[];
+
+/* The version of the CUDA toolkit that `dir` belongs to (a toolkit root, or its bin, lib64, lib
+ * or targets/<triple>/lib), from version.json, version.txt, include/cuda.h or, last, a
+ * "cuda-X.Y" directory name. On true `*ref` is new memory naming the file or path used. */
+bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_version *version,
+                        enum gd_source_kind *kind, char **ref);
+
+void gd_probe_host(struct gd_probe_ctx *ctx);
+void gd_probe_kernel_module(struct gd_probe_ctx *ctx);
+void gd_probe_device_nodes(struct gd_probe_ctx *ctx);
+void gd_probe_driver_libs(struct gd_probe_ctx *ctx);
+void gd_probe_container(struct gd_probe_ctx *ctx);
+void gd_probe_wsl(struct gd_probe_ctx *ctx);
+void gd_probe_env(struct gd_probe_ctx *ctx);
+/* Last: turns the root's anomalies (loops, escapes, unreadable files) into facts. */
+void gd_probe_root(struct gd_probe_ctx *ctx);
+
+#endif

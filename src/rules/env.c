@@ -1,0 +1,325 @@
+/* Environment variables: paths that do not exist, search paths that mix CUDA versions, GPUs
+ * hidden by CUDA_VISIBLE_DEVICES, and values the reading program does not understand. */
+#include "rules/rules.h"
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/str.h"
+#include "core/version.h"
+#include "kb/kb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* finding-id: env.cuda-home-missing finding-id: env.cuda-path-missing
+ * finding-id: env.cudnn-path-missing (the id is built from the variable name) */
+static void missing_dir(struct gd_report *r, const char *var, const char *why)
+{
+    char fact[64];
+    snprintf(fact, sizeof fact, "%s.exists", var);
+    const struct gd_fact *exists = gd_rf(r, "env", fact);
+    if (!gd_fact_is_false(exists))
+        return;
+    const char *value = gd_rv(r, "env", var);
+    char id[64];
+    snprintf(id, sizeof id, "env.%s-missing", var);
+    for (char *p = id; *p; p++)
+        *p = *p == '_' ? '-' : gd_to_lower(*p);
+    struct gd_finding *f = gd_finding_add(r, id, GD_SEV_WARNING,
+                                          "%s points to %s, which is not a directory", var, value);
+    gd_finding_set_why(f, "%s", why);
+    gd_finding_add_evidence(f, gd_rf(r, "env", var));
+    gd_finding_add_evidence(f, exists);
+    const char *nvcc_dir = gd_rv(r, "env", "nvcc.path");
+    const char *nvcc_version = gd_rv(r, "env", "nvcc.cuda_version");
+    if (strcmp(var, "CUDNN_PATH") != 0 && nvcc_dir && gd_str_ends_with(nvcc_dir, "/bin/nvcc"))
+        gd_finding_add_fix(f,
+                           "Point it at the toolkit whose nvcc is on PATH%s%s: `export %s=%.*s`.",
+                           nvcc_version ? ", CUDA " : "", nvcc_version ? nvcc_version : "", var,
+                           (int)(strlen(nvcc_dir) - strlen("/bin/nvcc")), nvcc_dir);
+    else
+        gd_finding_add_fix(f,
+                           "Point it at an installed %s (list candidates with `ls -d "
+                           "/usr/local/cuda*`), or `unset %s`.",
+                           strcmp(var, "CUDNN_PATH") == 0 ? "cuDNN" : "CUDA toolkit", var);
+}
+
+struct entry {
+    const struct gd_entity *e;
+    const char *path, *cuda;
+};
+
+/* Entries of LD_LIBRARY_PATH, in order, from the path_entry entities. */
+static size_t path_entries(const struct gd_report *r, struct entry *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gd_report_entity_count(r) && n < max; i++) {
+        const struct gd_entity *e = gd_report_entity_at(r, i);
+        if (strcmp(gd_entity_kind(e), "path_entry") != 0 ||
+            !gd_str_starts_with(gd_entity_id(e), "LD_LIBRARY_PATH["))
+            continue;
+        out[n].e = e;
+        out[n].path = gd_fact_known_value(gd_entity_fact(e, "path"));
+        out[n].cuda = gd_fact_known_value(gd_entity_fact(e, "cuda_version"));
+        n++;
+    }
+    return n;
+}
+
+static bool same_minor(const char *a, const char *b)
+{
+    struct gd_version va, vb;
+    return gd_version_parse(a, &va) == GD_OK && gd_version_parse(b, &vb) == GD_OK &&
+           gd_version_cmp_parts(&va, &vb, 2) == 0;
+}
+
+static void ld_library_path(struct gd_report *r)
+{
+    struct entry entries[256];
+    size_t n = path_entries(r, entries, 256);
+    struct gd_finding *missing = NULL, *empty = NULL;
+    const char *first_cuda = NULL;
+    bool mixed = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct gd_fact *exists = gd_entity_fact(entries[i].e, "exists");
+        if (gd_fact_is_false(exists)) {
+            if (!missing) {
+                missing = gd_finding_add(r, "env.ld-library-path-missing-dir", GD_SEV_INFO,
+                                         "LD_LIBRARY_PATH names directories that do not exist");
+                gd_finding_set_why(missing, "Harmless to the loader, but usually a typo or a "
+                                            "removed CUDA version: the libraries meant to be "
+                                            "found there are not.");
+                gd_finding_add_fix(missing, "Remove them from LD_LIBRARY_PATH, or install what "
+                                            "they were meant to hold.");
+            }
+            gd_finding_add_evidence(missing, gd_entity_fact(entries[i].e, "path"));
+            gd_finding_add_evidence(missing, exists);
+        }
+        if (gd_fact_is_true(gd_entity_fact(entries[i].e, "empty")) && !empty) {
+            empty = gd_finding_add(r, "env.ld-library-path-empty-entry", GD_SEV_INFO,
+                                   "LD_LIBRARY_PATH has an empty entry, which means the current "
+                                   "directory");
+            gd_finding_set_why(empty, "The loader then searches whatever directory a program is "
+                                      "started from, so a stray libcudart.so there is picked up "
+                                      "first (ld.so(8)).");
+            gd_finding_add_evidence(empty, gd_entity_fact(entries[i].e, "path"));
+            gd_finding_add_fix(empty, "Remove the leading, trailing or doubled ':'.");
+        }
+        if (entries[i].cuda) {
+            if (!first_cuda)
+                first_cuda = entries[i].cuda;
+            else if (!same_minor(first_cuda, entries[i].cuda))
+                mixed = true;
+        }
+    }
+    if (!mixed)
+        return;
+    /* Keep the toolkit CUDA_HOME names when it is one of them, else the one searched first. */
+    const char *keep = first_cuda;
+    const char *home = gd_rv(r, "env", "CUDA_HOME.cuda_version");
+    for (size_t i = 0; home && i < n; i++)
+        if (entries[i].cuda && same_minor(entries[i].cuda, home))
+            keep = entries[i].cuda;
+    struct gd_buf versions, value;
+    gd_buf_init(&versions, 4096);
+    gd_buf_init(&value, 64 * 1024);
+    for (size_t i = 0; i < n; i++) {
+        if (entries[i].cuda && !strstr(gd_buf_str(&versions), entries[i].cuda))
+            gd_buf_printf(&versions, "%s%s", versions.len ? " and " : "", entries[i].cuda);
+        if (entries[i].path && (!entries[i].cuda || same_minor(entries[i].cuda, keep)))
+            gd_buf_printf(&value, "%s%s", value.len ? ":" : "", entries[i].path);
+    }
+    struct gd_finding *f = gd_finding_add(r, "env.ld-library-path-mixed-cuda", GD_SEV_WARNING,
+                                          "LD_LIBRARY_PATH mixes CUDA %s", gd_buf_str(&versions));
+    gd_finding_set_why(f, "A program then loads libcudart from one toolkit and cuBLAS, cuFFT or "
+                          "cuDNN from another: TensorFlow logs \"Could not load dynamic library\" "
+                          "for the versions it does not find, others fail with \"undefined "
+                          "symbol\" or CUBLAS_STATUS_NOT_INITIALIZED.");
+    for (size_t i = 0; i < n; i++) {
+        if (!entries[i].cuda)
+            continue;
+        gd_finding_add_evidence(f, gd_entity_fact(entries[i].e, "path"));
+        gd_finding_add_evidence(f, gd_entity_fact(entries[i].e, "cuda_version"));
+    }
+    gd_finding_add_evidence(f, gd_rf(r, "env", "CUDA_HOME.cuda_version"));
+    gd_finding_add_fix(f, "Keep one toolkit (CUDA %s%s): `export LD_LIBRARY_PATH=%s`.", keep,
+                       home && same_minor(home, keep) ? ", the one CUDA_HOME names" : "",
+                       gd_buf_str(&value));
+    gd_buf_free(&versions);
+    gd_buf_free(&value);
+}
+
+/* CUDA's rule: the list stops at the first invalid entry; an empty value hides every GPU. */
+static bool hides_all(const char *v)
+{
+    struct gd_span first, rest = gd_span_of(v);
+    gd_span_next_field(&rest, ',', &first);
+    first = gd_span_trim(first);
+    if (first.n == 0)
+        return true;
+    if (gd_span_starts_with(first, "GPU-") || gd_span_starts_with(first, "MIG-"))
+        return false;
+    for (size_t i = 0; i < first.n; i++)
+        if (!gd_is_digit(first.p[i]))
+            return true;
+    return false;
+}
+
+static void visible_devices(struct gd_report *r)
+{
+    const char *v = gd_rv(r, "env", "CUDA_VISIBLE_DEVICES");
+    if (!v || !hides_all(v))
+        return;
+    struct gd_finding *f = gd_finding_add(r, "env.cuda-visible-devices-hides-all", GD_SEV_WARNING,
+                                          "CUDA_VISIBLE_DEVICES=\"%s\" hides every GPU", v);
+    gd_finding_set_why(f, "CUDA shows only the devices listed before the first invalid entry, "
+                          "and none for an empty value: programs report \"no CUDA-capable device "
+                          "is detected\", torch.cuda.device_count() is 0 and TensorFlow lists no "
+                          "GPU, although the driver works.");
+    gd_finding_add_evidence(f, gd_rf(r, "env", "CUDA_VISIBLE_DEVICES"));
+    gd_finding_add_fix(f, "`unset CUDA_VISIBLE_DEVICES`, or list the GPUs to use: `export "
+                          "CUDA_VISIBLE_DEVICES=0` (indices or GPU- UUIDs from `nvidia-smi -L`).");
+    if (strcmp(v, "NoDevFiles") == 0)
+        gd_finding_add_fix(f, "Slurm sets \"NoDevFiles\" when the job was given no GPU: request "
+                              "one with `--gres=gpu:1` (or `--gpus=1`).");
+}
+
+static void nvcc_mismatch(struct gd_report *r)
+{
+    const char *nvcc = gd_rv(r, "env", "nvcc.cuda_version");
+    const char *home = gd_rv(r, "env", "CUDA_HOME.cuda_version");
+    if (!nvcc || !home || same_minor(nvcc, home))
+        return;
+    struct gd_finding *f =
+        gd_finding_add(r, "env.nvcc-mismatch", GD_SEV_WARNING,
+                       "nvcc on PATH is CUDA %s but CUDA_HOME is CUDA %s", nvcc, home);
+    gd_finding_set_why(f, "Builds of CUDA extensions (PyTorch's cpp_extension, pip packages "
+                          "compiled from source) use CUDA_HOME's headers with the other nvcc and "
+                          "fail, or produce a module that needs the wrong libcudart.");
+    gd_finding_add_evidence(f, gd_rf(r, "env", "nvcc.path"));
+    gd_finding_add_evidence(f, gd_rf(r, "env", "nvcc.cuda_version"));
+    gd_finding_add_evidence(f, gd_rf(r, "env", "CUDA_HOME"));
+    gd_finding_add_evidence(f, gd_rf(r, "env", "CUDA_HOME.cuda_version"));
+    gd_finding_add_fix(f, "Put CUDA_HOME's compiler first: `export PATH=\"$CUDA_HOME/bin:$PATH\"`, "
+                          "or set CUDA_HOME to the toolkit of the nvcc you want.");
+}
+
+static bool valid_fraction(const char *v)
+{
+    char *end = NULL;
+    double d = strtod(v, &end);
+    return end && end != v && *end == '\0' && d > 0.0 && d <= 1.0;
+}
+
+/* PYTORCH_CUDA_ALLOC_CONF: "key:value,key:value" with keys the caching allocator knows. */
+static const char *bad_alloc_option(const struct gd_kb_row *row, const char *v, char *buf,
+                                    size_t size)
+{
+    struct gd_span rest = gd_span_of(v), item, key, val;
+    while (gd_span_next_field(&rest, ',', &item)) {
+        item = gd_span_trim(item);
+        if (item.n == 0)
+            continue;
+        gd_span_copy(item, buf, size);
+        if (!gd_span_split(item, ':', &key, &val))
+            return buf;
+        char name[96];
+        gd_span_copy(gd_span_trim(key), name, sizeof name);
+        if (!gd_kb_list_has(row, "keys", name))
+            return buf;
+    }
+    return NULL;
+}
+
+static void invalid_value(struct gd_report *r, const struct gd_kb_table *t,
+                          const struct gd_kb_row *row, const char *var, const char *v,
+                          const char *expected)
+{
+    const char *reader = gd_kb_str(row, "read_by");
+    struct gd_finding *f = gd_finding_add(r, "env.invalid-value", GD_SEV_WARNING,
+                                          "%s=\"%s\" is not a value %s accepts", var, v,
+                                          reader ? reader : "its reader");
+    gd_finding_set_why(f, "%s Expected: %s.",
+                       gd_kb_str(row, "invalid") ? gd_kb_str(row, "invalid")
+                                                 : "The setting does not take effect.",
+                       expected);
+    gd_finding_add_evidence(f, gd_rf(r, "env", var));
+    gd_finding_add_fix(f, "Set it to one of: %s, or unset it.", expected);
+    const char *url = gd_kb_source_url(t, gd_kb_row_source(row));
+    if (url)
+        gd_finding_add_fix(f, "Reference: %s", url);
+}
+
+static void values(struct gd_report *r, const struct gd_kb *kb)
+{
+    const struct gd_kb_table *t = gd_kb_table(kb, "env_values");
+    size_t n = gd_kb_row_count(t);
+    for (size_t i = 0; i < n; i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        const char *var = gd_kb_str(row, "variable");
+        const char *v = var ? gd_rv(r, "env", var) : NULL;
+        if (!v)
+            continue;
+        const char *kind = gd_kb_str(row, "kind");
+        size_t nvalues = gd_kb_list_len(row, "values");
+        struct gd_buf expected;
+        gd_buf_init(&expected, 4096);
+        for (size_t k = 0; k < nvalues; k++)
+            gd_buf_printf(&expected, "%s%s", k ? ", " : "", gd_kb_list_at(row, "values", k));
+        if (nvalues && !gd_kb_list_has(row, "values", v)) {
+            invalid_value(r, t, row, var, v, gd_buf_str(&expected));
+        } else if (kind && strcmp(kind, "fraction") == 0 && !valid_fraction(v)) {
+            invalid_value(r, t, row, var, v, "a number greater than 0 and at most 1, e.g. .75");
+        } else if (kind && strcmp(kind, "alloc_conf") == 0) {
+            char bad[256];
+            if (bad_alloc_option(row, v, bad, sizeof bad)) {
+                struct gd_finding *f = gd_finding_add(
+                    r, "env.pytorch-alloc-conf-invalid", GD_SEV_ERROR,
+                    "PYTORCH_CUDA_ALLOC_CONF has an option PyTorch does not know: \"%s\"", bad);
+                gd_finding_set_why(f, "PyTorch parses it at the first CUDA allocation and raises "
+                                      "RuntimeError \"Unrecognized CachingAllocator option\", so "
+                                      "every GPU program fails at its first tensor.");
+                gd_finding_add_evidence(f, gd_rf(r, "env", var));
+                struct gd_buf keys;
+                gd_buf_init(&keys, 4096);
+                for (size_t k = 0; k < gd_kb_list_len(row, "keys"); k++)
+                    gd_buf_printf(&keys, "%s%s", k ? ", " : "", gd_kb_list_at(row, "keys", k));
+                gd_finding_add_fix(f,
+                                   "Write it as option:value pairs separated by commas, with "
+                                   "options among: %s (older PyTorch releases know fewer).",
+                                   gd_buf_str(&keys));
+                gd_buf_free(&keys);
+            }
+        }
+        const char *hides = gd_kb_str(row, "hides_warnings_at");
+        if (hides && atoi(v) >= atoi(hides) && gd_kb_list_has(row, "values", v)) {
+            struct gd_finding *f = gd_finding_add(r, "env.tf-warnings-hidden", GD_SEV_INFO,
+                                                  "%s=%s hides TensorFlow's warnings", var, v);
+            gd_finding_set_why(f, "TensorFlow explains an unused GPU in warnings (\"Could not load "
+                                  "dynamic library ...\", \"Cannot dlopen some GPU libraries\"); "
+                                  "at this level they are not printed.");
+            gd_finding_add_evidence(f, gd_rf(r, "env", var));
+            gd_finding_add_fix(f, "While diagnosing, `unset %s` (or set it to 0).", var);
+        }
+        gd_buf_free(&expected);
+    }
+}
+
+void gd_rule_env(struct gd_report *r, const struct gd_kb *kb)
+{
+    missing_dir(r, "CUDA_HOME",
+                "Tools that locate CUDA through it fail: PyTorch's cpp_extension stops with "
+                "\"CUDA_HOME environment variable is not set\" or uses the wrong path, and "
+                "builds cannot find nvcc or cuda_runtime.h.");
+    missing_dir(r, "CUDA_PATH",
+                "Tools that locate CUDA through it (CuPy, CMake's FindCUDAToolkit, cuda-python) "
+                "look for headers and libraries in a directory that does not exist.");
+    missing_dir(r, "CUDNN_PATH",
+                "Builds and tools that locate cuDNN through it cannot find cudnn.h or "
+                "libcudnn.");
+    ld_library_path(r);
+    visible_devices(r);
+    nvcc_mismatch(r);
+    values(r, kb);
+}

@@ -1,0 +1,48 @@
+/*
+ * Rules judge: each reads the report's facts (and the knowledge base) and adds findings. A rule
+ * does no I/O and keeps no state, so a test drives it with a hand-built report. Every finding id
+ * a rule can emit is documented in docs/findings.md (a test checks that).
+ */
+#ifndef GD_RULES_RULES_H
+#define GD_RULES_RULES_H
+
+#include "core/report.h"
+
+#include <stdbool.h>
+
+struct gd_kb;
+
+typedef void (*gd_rule_fn)(struct gd_report *report, const struct gd_kb *kb);
+
+/* Run every rule, in the order of the table in rules.c. */
+void gd_rules_run(struct gd_report *report, const struct gd_kb *kb);
+
+void gd_rule_driver(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_devices(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_container(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_wsl(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_env(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_root(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_kb(struct gd_report *report, const struct gd_kb *kb);
+
+/* ---- helpers shared by the rules ---- */
+
+/* Shorthand for gd_report_fact / gd_report_value. */
+const struct gd_fact *gd_rf(const struct gd_report *r, const char *entity, const char *name);
+const char *gd_rv(const struct gd_report *r, const char *entity, const char *name);
+
+/* The machine context most fixes depend on. */
+struct gd_machine {
+    bool wsl;           /* WSL detected */
+    bool container;     /* inside a container */
+    bool module_loaded; /* the NVIDIA kernel module is loaded (from /proc, /sys) */
+    bool userspace;     /* libcuda.so.1 found in a driver library directory */
+    const char *os_id;  /* "ubuntu", "debian", ... or NULL */
+    const char *module_version;
+};
+void gd_machine_of(const struct gd_report *r, struct gd_machine *m);
+
+/* Add the steps to install the NVIDIA driver on this OS, from the driver_install table. */
+void gd_fix_install_driver(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb);
+
+#endif

@@ -1,0 +1,506 @@
+#include "sysroot/sysroot.h"
+
+#include "core/alloc.h"
+#include "core/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gd_root {
+    char *dir;    /* canonical host directory */
+    char *prefix; /* prepended to a root path to get the host path: "" for the live root */
+    bool live;
+    struct gd_anomaly *anomalies;
+    size_t nanomalies, cap, dropped;
+};
+
+enum gd_status gd_root_new(const char *dir, struct gd_root **out)
+{
+    *out = NULL;
+    struct gd_os_stat st;
+    enum gd_status status = gd_os_stat(dir, &st);
+    if (status != GD_OK)
+        return status;
+    if (st.type != GD_FT_DIR)
+        return GD_ENOTDIR;
+    struct gd_root *root = gd_calloc(1, sizeof *root);
+    if (!root)
+        return GD_ENOMEM;
+    status = gd_os_realpath(dir, &root->dir);
+    if (status != GD_OK) {
+        gd_free(root);
+        return status;
+    }
+    root->live = strcmp(root->dir, "/") == 0;
+    root->prefix = gd_strdup(root->live ? "" : root->dir);
+    if (!root->prefix) {
+        gd_root_free(root);
+        return GD_ENOMEM;
+    }
+    *out = root;
+    return GD_OK;
+}
+
+void gd_root_free(struct gd_root *root)
+{
+    if (!root)
+        return;
+    for (size_t i = 0; i < root->nanomalies; i++) {
+        gd_free(root->anomalies[i].path);
+        gd_free(root->anomalies[i].detail);
+    }
+    gd_free(root->anomalies);
+    gd_free(root->dir);
+    gd_free(root->prefix);
+    gd_free(root);
+}
+
+bool gd_root_is_live(const struct gd_root *root)
+{
+    return root->live;
+}
+
+const char *gd_root_dir(const struct gd_root *root)
+{
+    return root->dir;
+}
+
+/* Remember an anomaly once per (kind, path). Out of memory here only loses the note. */
+static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *path,
+                 const char *detail)
+{
+    for (size_t i = 0; i < root->nanomalies; i++)
+        if (root->anomalies[i].kind == kind && strcmp(root->anomalies[i].path, path) == 0)
+            return;
+    if (root->nanomalies == GD_ROOT_ANOMALY_MAX) {
+        root->dropped++;
+        return;
+    }
+    if (gd_grow((void **)&root->anomalies, &root->cap, root->nanomalies + 1,
+                sizeof *root->anomalies) != 0)
+        return;
+    char *p = gd_strdup(path), *d = gd_strdup(detail ? detail : "");
+    if (!p || !d) {
+        gd_free(p);
+        gd_free(d);
+        return;
+    }
+    root->anomalies[root->nanomalies++] = (struct gd_anomaly){ kind, p, d };
+}
+
+static void note_status(struct gd_root *root, enum gd_status status, const char *path)
+{
+    switch (status) {
+    case GD_ELOOP:
+        note(root, GD_ANOMALY_LOOP, path, "too many levels of symbolic links");
+        break;
+    case GD_EACCES:
+    case GD_EIO:
+        note(root, GD_ANOMALY_UNREADABLE, path, gd_status_str(status));
+        break;
+    case GD_ENOTREG:
+        note(root, GD_ANOMALY_NOT_REGULAR, path, "not a regular file");
+        break;
+    default:
+        break;
+    }
+}
+
+char *gd_root_host_path(const struct gd_root *root, const char *path)
+{
+    struct gd_buf b;
+    gd_buf_init(&b, GD_ROOT_PATH_MAX * 2);
+    gd_buf_puts(&b, root->prefix);
+    if (path[0] != '/')
+        gd_buf_putc(&b, '/');
+    gd_buf_puts(&b, path);
+    char *out;
+    return gd_buf_take(&b, &out, NULL) == GD_OK ? out : NULL;
+}
+
+/* The resolver's state: `out` is the canonical path so far (empty means "/"), `rest` the part
+ * still to walk. Components of `rest` before `link_end` came from a symlink's target. */
+struct walk {
+    char out[GD_ROOT_PATH_MAX + 1];
+    size_t out_len;
+    char *rest;
+    size_t link_end;
+    int links;
+    char last_link[GD_ROOT_PATH_MAX + 1];
+    char *last_target;
+};
+
+static enum gd_status walk_link(struct walk *w, const char *host, size_t after)
+{
+    char *target = NULL;
+    enum gd_status st = gd_os_readlink(host, &target);
+    if (st != GD_OK)
+        return st;
+    if (!target[0]) {
+        gd_free(target);
+        return GD_ENOENT;
+    }
+    size_t tlen = strlen(target), rlen = strlen(w->rest + after);
+    if (tlen + rlen + 2 > GD_ROOT_PATH_MAX * 4) {
+        gd_free(target);
+        return GD_ELIMIT;
+    }
+    char *rest = gd_malloc(tlen + rlen + 2);
+    if (!rest) {
+        gd_free(target);
+        return GD_ENOMEM;
+    }
+    memcpy(rest, target, tlen);
+    rest[tlen] = '/';
+    memcpy(rest + tlen + 1, w->rest + after, rlen + 1);
+    /* Components still pending from an outer link's target stay "from a link". */
+    size_t outer = w->link_end > after ? w->link_end - after : 0;
+    w->link_end = tlen + 1 + outer;
+    memcpy(w->last_link, w->out, w->out_len);
+    w->last_link[w->out_len] = '\0';
+    gd_free(w->last_target);
+    w->last_target = target;
+    gd_free(w->rest);
+    w->rest = rest;
+    if (target[0] == '/') {
+        w->out_len = 0;
+    } else {
+        while (w->out_len > 0 && w->out[w->out_len - 1] != '/')
+            w->out_len--;
+        if (w->out_len > 0)
+            w->out_len--; /* drop the link's own name and its slash */
+    }
+    return GD_OK;
+}
+
+enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool follow_last, char **out)
+{
+    *out = NULL;
+    if (!path || strlen(path) > GD_ROOT_PATH_MAX)
+        return GD_ELIMIT;
+    struct walk w = { .out_len = 0, .links = 0 };
+    w.rest = gd_strdup(path);
+    if (!w.rest)
+        return GD_ENOMEM;
+    enum gd_status st = GD_OK;
+    bool escaped = false;
+    size_t pos = 0;
+    for (;;) {
+        while (w.rest[pos] == '/')
+            pos++;
+        if (!w.rest[pos])
+            break;
+        size_t start = pos;
+        while (w.rest[pos] && w.rest[pos] != '/')
+            pos++;
+        size_t len = pos - start, after = pos;
+        while (w.rest[after] == '/')
+            after++;
+        bool last = w.rest[after] == '\0';
+        const char *comp = w.rest + start;
+        if (len == 1 && comp[0] == '.')
+            continue;
+        if (len == 2 && comp[0] == '.' && comp[1] == '.') {
+            if (w.out_len == 0) {
+                /* ".." at "/" stays at "/", as the kernel does; from a link it is suspicious. */
+                if (start < w.link_end)
+                    escaped = true;
+            } else {
+                while (w.out_len > 0 && w.out[w.out_len - 1] != '/')
+                    w.out_len--;
+                if (w.out_len > 0)
+                    w.out_len--;
+            }
+            continue;
+        }
+        if (w.out_len + 1 + len > GD_ROOT_PATH_MAX) {
+            st = GD_ELIMIT;
+            break;
+        }
+        w.out[w.out_len++] = '/';
+        memcpy(w.out + w.out_len, comp, len);
+        w.out_len += len;
+        w.out[w.out_len] = '\0';
+        char *host = gd_root_host_path(root, w.out);
+        if (!host) {
+            st = GD_ENOMEM;
+            break;
+        }
+        struct gd_os_stat s;
+        st = gd_os_lstat(host, &s);
+        if (st == GD_OK && s.type == GD_FT_LNK && (!last || follow_last)) {
+            if (++w.links > GD_ROOT_MAX_LINKS) {
+                st = GD_ELOOP;
+            } else {
+                st = walk_link(&w, host, after);
+                pos = 0;
+            }
+        } else if (st == GD_OK && !last && s.type != GD_FT_DIR) {
+            st = GD_ENOTDIR;
+        }
+        gd_free(host);
+        if (st != GD_OK)
+            break;
+    }
+    if (st == GD_ELOOP) {
+        note(root, GD_ANOMALY_LOOP, path, w.last_link);
+    } else if (escaped && w.last_target) {
+        struct gd_buf d;
+        gd_buf_init(&d, GD_ROOT_PATH_MAX * 3);
+        gd_buf_printf(&d, "%s -> %s", w.last_link, w.last_target);
+        note(root, GD_ANOMALY_ESCAPE, path, gd_buf_str(&d));
+        gd_buf_free(&d);
+    }
+    if (st == GD_OK) {
+        if (w.out_len == 0)
+            w.out[w.out_len++] = '/';
+        *out = gd_strndup(w.out, w.out_len);
+        if (!*out)
+            st = GD_ENOMEM;
+    }
+    gd_free(w.rest);
+    gd_free(w.last_target);
+    return st;
+}
+
+/* The host path to hand to the OS: under the live root the kernel resolves; elsewhere we do. */
+static enum gd_status host_for(struct gd_root *root, const char *path, bool follow_last,
+                               char **host)
+{
+    *host = NULL;
+    if (root->live) {
+        *host = gd_root_host_path(root, path);
+        return *host ? GD_OK : GD_ENOMEM;
+    }
+    char *inside = NULL;
+    enum gd_status st = gd_root_resolve(root, path, follow_last, &inside);
+    if (st != GD_OK)
+        return st;
+    *host = gd_root_host_path(root, inside);
+    gd_free(inside);
+    return *host ? GD_OK : GD_ENOMEM;
+}
+
+static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow,
+                              struct gd_os_stat *st)
+{
+    char *host;
+    enum gd_status s = host_for(root, path, follow, &host);
+    if (s == GD_OK) {
+        /* Under a foreign root the path is resolved already: lstat must not follow again. */
+        s = (follow && root->live) ? gd_os_stat(host, st) : gd_os_lstat(host, st);
+        gd_free(host);
+    }
+    note_status(root, s == GD_ENOTREG ? GD_OK : s, path);
+    return s;
+}
+
+enum gd_status gd_root_stat(struct gd_root *root, const char *path, struct gd_os_stat *st)
+{
+    return do_stat(root, path, true, st);
+}
+
+enum gd_status gd_root_lstat(struct gd_root *root, const char *path, struct gd_os_stat *st)
+{
+    return do_stat(root, path, false, st);
+}
+
+bool gd_root_exists(struct gd_root *root, const char *path)
+{
+    struct gd_os_stat st;
+    return gd_root_stat(root, path, &st) == GD_OK;
+}
+
+bool gd_root_is_dir(struct gd_root *root, const char *path)
+{
+    struct gd_os_stat st;
+    return gd_root_stat(root, path, &st) == GD_OK && st.type == GD_FT_DIR;
+}
+
+enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **target)
+{
+    *target = NULL;
+    char *host;
+    enum gd_status st = host_for(root, path, false, &host);
+    if (st == GD_OK) {
+        st = gd_os_readlink(host, target);
+        gd_free(host);
+    }
+    note_status(root, st, path);
+    return st;
+}
+
+enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os_file **out)
+{
+    *out = NULL;
+    char *host;
+    enum gd_status st = host_for(root, path, true, &host);
+    if (st == GD_OK) {
+        /* Resolved already under a foreign root: O_NOFOLLOW stops a link swapped in since. */
+        st = gd_os_open_read(host, !root->live, out);
+        gd_free(host);
+    }
+    note_status(root, st, path);
+    return st;
+}
+
+static enum gd_status read_up_to(struct gd_root *root, const char *path, size_t cap, bool head,
+                                 char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    struct gd_os_file *f;
+    enum gd_status st = gd_root_open(root, path, &f);
+    if (st != GD_OK)
+        return st;
+    /* Sizes of /proc and /sys files are not reported by stat: read until EOF, up to cap + 1. */
+    struct gd_buf b;
+    gd_buf_init(&b, cap);
+    char chunk[8192];
+    unsigned long long off = 0;
+    for (;;) {
+        size_t want = sizeof chunk;
+        if (head && cap - b.len < want)
+            want = cap - b.len;
+        size_t got = 0;
+        if (want == 0)
+            break;
+        st = gd_os_pread(f, chunk, want, off, &got);
+        if (st != GD_OK || got == 0)
+            break;
+        gd_buf_add(&b, chunk, got);
+        if (gd_buf_status(&b) != GD_OK) {
+            st = gd_buf_status(&b);
+            break;
+        }
+        off += got;
+        if (got < want)
+            break;
+    }
+    gd_os_close(f);
+    if (st == GD_ELIMIT) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "larger than %zu bytes", cap);
+        note(root, GD_ANOMALY_TOO_LARGE, path, detail);
+    } else {
+        note_status(root, st, path);
+    }
+    if (st != GD_OK) {
+        gd_buf_free(&b);
+        return st;
+    }
+    return gd_buf_take(&b, data, len);
+}
+
+enum gd_status gd_root_read_file(struct gd_root *root, const char *path, size_t cap, char **data,
+                                 size_t *len)
+{
+    return read_up_to(root, path, cap, false, data, len);
+}
+
+enum gd_status gd_root_read_head(struct gd_root *root, const char *path, size_t max, char **data,
+                                 size_t *len)
+{
+    return read_up_to(root, path, max, true, data, len);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void gd_names_free(struct gd_names *names)
+{
+    if (!names)
+        return;
+    for (size_t i = 0; i < names->count; i++)
+        gd_free(names->names[i]);
+    gd_free(names->names);
+    names->names = NULL;
+    names->count = 0;
+}
+
+enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_names *out)
+{
+    out->names = NULL;
+    out->count = 0;
+    char *host;
+    enum gd_status st = host_for(root, dir, true, &host);
+    struct gd_os_dir *d = NULL;
+    if (st == GD_OK) {
+        st = gd_os_opendir(host, &d);
+        gd_free(host);
+    }
+    size_t cap = 0;
+    while (st == GD_OK) {
+        const char *name;
+        enum gd_status r = gd_os_readdir(d, &name);
+        if (r == GD_ENOENT)
+            break;
+        if (r != GD_OK) {
+            st = r;
+            break;
+        }
+        if (out->count == GD_ROOT_DIR_MAX) {
+            st = GD_ELIMIT;
+            note(root, GD_ANOMALY_TOO_LARGE, dir, "more directory entries than gpudoctor lists");
+            break;
+        }
+        char *copy = gd_strdup(name);
+        if (!copy || gd_grow((void **)&out->names, &cap, out->count + 1, sizeof *out->names) != 0) {
+            gd_free(copy);
+            st = GD_ENOMEM;
+            break;
+        }
+        out->names[out->count++] = copy;
+    }
+    gd_os_closedir(d);
+    note_status(root, st, dir);
+    if (st != GD_OK) {
+        gd_names_free(out);
+        return st;
+    }
+    if (out->count > 1)
+        qsort(out->names, out->count, sizeof *out->names, cmp_names);
+    return GD_OK;
+}
+
+enum gd_status gd_root_access(struct gd_root *root, const char *path, bool read, bool write)
+{
+    if (!root->live)
+        return GD_EUNSUPPORTED;
+    return gd_os_access(path, read, write);
+}
+
+size_t gd_root_anomaly_count(const struct gd_root *root)
+{
+    return root->nanomalies;
+}
+
+const struct gd_anomaly *gd_root_anomaly_at(const struct gd_root *root, size_t i)
+{
+    return i < root->nanomalies ? &root->anomalies[i] : NULL;
+}
+
+size_t gd_root_anomalies_dropped(const struct gd_root *root)
+{
+    return root->dropped;
+}
+
+const char *gd_anomaly_kind_name(enum gd_anomaly_kind kind)
+{
+    switch (kind) {
+    case GD_ANOMALY_LOOP:
+        return "symlink-loop";
+    case GD_ANOMALY_ESCAPE:
+        return "symlink-escape";
+    case GD_ANOMALY_UNREADABLE:
+        return "unreadable";
+    case GD_ANOMALY_TOO_LARGE:
+        return "too-large";
+    case GD_ANOMALY_NOT_REGULAR:
+        return "not-regular";
+    }
+    return "unknown";
+}
