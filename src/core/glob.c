@@ -1,0 +1,89 @@
+#include "core/glob.h"
+
+#include <string.h>
+
+/* Match a bracket expression at `p` (just after '[') against `c`; `*end` is set after the ']'.
+ * An unterminated '[' is a literal character, as in glob(3). */
+static bool bracket(const char *p, char c, const char **end, bool *valid)
+{
+    bool negate = *p == '!' || *p == '^';
+    if (negate)
+        p++;
+    bool hit = false;
+    const char *start = p;
+    while (*p && (*p != ']' || p == start)) {
+        char lo = *p, hi = lo;
+        if (p[1] == '-' && p[2] && p[2] != ']') {
+            hi = p[2];
+            p += 2;
+        }
+        if (c >= lo && c <= hi)
+            hit = true;
+        p++;
+    }
+    *valid = *p == ']';
+    *end = *valid ? p + 1 : NULL;
+    return hit != negate;
+}
+
+static bool match(const char *p, const char *n, bool at_start)
+{
+    /* Iterative with one backtrack point for '*': linear in practice, no recursion depth. */
+    const char *star_p = NULL, *star_n = NULL;
+    while (*n) {
+        if (at_start && *n == '.' && *p != '.')
+            return false;
+        at_start = false;
+        if (*p == '*') {
+            while (*p == '*')
+                p++;
+            if (!*p)
+                return true;
+            star_p = p;
+            star_n = n;
+            continue;
+        }
+        bool ok = false;
+        const char *next = p + 1;
+        if (*p == '?') {
+            ok = true;
+        } else if (*p == '[') {
+            bool valid;
+            const char *end;
+            bool hit = bracket(p + 1, *n, &end, &valid);
+            if (valid) {
+                ok = hit;
+                next = end;
+            } else {
+                ok = *n == '[';
+            }
+        } else if (*p == '\\' && p[1]) {
+            ok = p[1] == *n;
+            next = p + 2;
+        } else {
+            ok = *p && *p == *n;
+        }
+        if (ok) {
+            p = next;
+            n++;
+        } else if (star_p) {
+            p = star_p;
+            n = ++star_n;
+        } else {
+            return false;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == '\0';
+}
+
+bool gd_glob_match(const char *pattern, const char *name)
+{
+    return match(pattern, name, true);
+}
+
+bool gd_glob_has_magic(const char *s)
+{
+    return strpbrk(s, "*?[") != NULL;
+}

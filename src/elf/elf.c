@@ -1,0 +1,654 @@
+#include "elf/elf.h"
+
+#include "core/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ELF constants (System V gABI); spelled out here so the reader needs no <elf.h>. */
+enum {
+    PT_LOAD = 1,
+    PT_DYNAMIC = 2,
+    PT_INTERP = 3,
+    PT_NOTE = 4,
+    DT_NULL = 0,
+    DT_NEEDED = 1,
+    DT_STRTAB = 5,
+    DT_STRSZ = 10,
+    DT_SONAME = 14,
+    DT_RPATH = 15,
+    DT_RUNPATH = 29,
+    DT_FLAGS = 30,
+    PN_XNUM = 0xffff,
+    SHN_XINDEX = 0xffff,
+    NT_GNU_ABI_TAG = 1,
+    NT_GNU_BUILD_ID = 3,
+};
+#define DT_FLAGS_1 0x6ffffffbULL
+/* Notes are at most this many bytes in all (build ids, ABI tags, properties are tiny). */
+#define NOTES_MAX   (64 * 1024)
+#define CACHE_PAGES 8
+
+struct page {
+    uint64_t index;
+    size_t len;
+    bool valid;
+    unsigned char data[GD_ELF_PAGE];
+};
+
+struct reader {
+    const struct gd_elf_source *src;
+    struct page pages[CACHE_PAGES];
+    unsigned next; /* round-robin victim */
+    unsigned page_reads;
+    bool be;
+    int cls;
+};
+
+/* True when [offset, offset + n) lies inside the data, without overflowing. */
+static bool in_bounds(const struct reader *r, uint64_t offset, uint64_t n)
+{
+    return n <= r->src->size && offset <= r->src->size - n;
+}
+
+static enum gd_status load_page(struct reader *r, uint64_t index, struct page **out)
+{
+    for (unsigned i = 0; i < CACHE_PAGES; i++) {
+        if (r->pages[i].valid && r->pages[i].index == index) {
+            *out = &r->pages[i];
+            return GD_OK;
+        }
+    }
+    struct page *p = &r->pages[r->next];
+    r->next = (r->next + 1) % CACHE_PAGES;
+    p->valid = false;
+    size_t got = 0;
+    enum gd_status st = r->src->read(r->src->ctx, p->data, GD_ELF_PAGE, index * GD_ELF_PAGE, &got);
+    if (st != GD_OK)
+        return st;
+    r->page_reads++;
+    p->index = index;
+    p->len = got;
+    p->valid = true;
+    *out = p;
+    return GD_OK;
+}
+
+/* Copy exactly `n` bytes at `offset`, or fail with GD_ETRUNCATED. */
+static enum gd_status read_at(struct reader *r, uint64_t offset, void *buf, size_t n)
+{
+    if (!in_bounds(r, offset, n))
+        return GD_ETRUNCATED;
+    unsigned char *out = buf;
+    while (n) {
+        struct page *p;
+        enum gd_status st = load_page(r, offset / GD_ELF_PAGE, &p);
+        if (st != GD_OK)
+            return st;
+        size_t at = (size_t)(offset % GD_ELF_PAGE);
+        if (at >= p->len)
+            return GD_ETRUNCATED; /* the source ended before its announced size */
+        size_t take = p->len - at < n ? p->len - at : n;
+        memcpy(out, p->data + at, take);
+        out += take;
+        offset += take;
+        n -= take;
+    }
+    return GD_OK;
+}
+
+static uint64_t get(const struct reader *r, const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) {
+        int shift = r->be ? 8 * (bytes - 1 - i) : 8 * i;
+        v |= (uint64_t)p[i] << shift;
+    }
+    return v;
+}
+
+/* A word: 4 bytes in ELF32, 8 in ELF64 (addresses, offsets, sizes, dynamic values). */
+static int word(const struct reader *r)
+{
+    return r->cls == 64 ? 8 : 4;
+}
+
+/* A NUL-terminated string at `offset`, no longer than `max` bytes (NUL excluded), new memory.
+ * GD_EFORMAT when no NUL comes within `max` or the end of the data. */
+static enum gd_status read_string(struct reader *r, uint64_t offset, uint64_t max, char **out)
+{
+    *out = NULL;
+    if (max > GD_ELF_MAX_STRING)
+        max = GD_ELF_MAX_STRING;
+    if (offset >= r->src->size)
+        return GD_ETRUNCATED;
+    if (max > r->src->size - offset)
+        max = r->src->size - offset;
+    char buf[256];
+    size_t len = 0, cap = 0;
+    char *s = NULL;
+    for (;;) {
+        size_t want = max - len < sizeof buf ? (size_t)(max - len) : sizeof buf;
+        if (want == 0) {
+            gd_free(s);
+            return GD_EFORMAT;
+        }
+        enum gd_status st = read_at(r, offset + len, buf, want);
+        if (st != GD_OK) {
+            gd_free(s);
+            return st;
+        }
+        const char *nul = memchr(buf, '\0', want);
+        size_t take = nul ? (size_t)(nul - buf) : want;
+        if (gd_grow((void **)&s, &cap, len + take + 1, 1) != 0) {
+            gd_free(s);
+            return GD_ENOMEM;
+        }
+        memcpy(s + len, buf, take);
+        len += take;
+        s[len] = '\0';
+        if (nul) {
+            *out = s;
+            return GD_OK;
+        }
+    }
+}
+
+struct segment {
+    uint32_t type;
+    uint64_t offset, vaddr, filesz, align;
+};
+
+struct header {
+    uint64_t phoff, shoff;
+    uint32_t phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+static enum gd_status read_header(struct reader *r, struct gd_elf *elf, struct header *h)
+{
+    unsigned char b[64];
+    enum gd_status st = read_at(r, 0, b, 16);
+    if (st != GD_OK)
+        return st == GD_ETRUNCATED ? GD_EFORMAT : st;
+    if (b[0] != 0x7f || b[1] != 'E' || b[2] != 'L' || b[3] != 'F')
+        return GD_EFORMAT;
+    if ((b[4] != 1 && b[4] != 2) || (b[5] != 1 && b[5] != 2) || b[6] != 1)
+        return GD_EFORMAT;
+    r->cls = elf->elf_class = b[4] == 2 ? 64 : 32;
+    r->be = elf->big_endian = b[5] == 2;
+    elf->osabi = b[7];
+    size_t size = r->cls == 64 ? 64 : 52;
+    if ((st = read_at(r, 0, b, size)) != GD_OK)
+        return st;
+    elf->type = (uint16_t)get(r, b + 16, 2);
+    elf->machine = (uint16_t)get(r, b + 18, 2);
+    const unsigned char *p = b + (r->cls == 64 ? 32 : 28);
+    int w = word(r);
+    h->phoff = get(r, p, w);
+    h->shoff = get(r, p + w, w);
+    p += 2 * w + 4 + 2; /* e_flags, e_ehsize */
+    h->phentsize = (uint32_t)get(r, p, 2);
+    h->phnum = (uint32_t)get(r, p + 2, 2);
+    h->shentsize = (uint32_t)get(r, p + 4, 2);
+    h->shnum = (uint32_t)get(r, p + 6, 2);
+    h->shstrndx = (uint32_t)get(r, p + 8, 2);
+    return GD_OK;
+}
+
+/* Section 0 carries the real counts when they overflow the header's 16-bit fields. */
+static enum gd_status extended_counts(struct reader *r, struct header *h)
+{
+    if (h->shoff == 0 || (h->phnum != PN_XNUM && h->shnum != 0 && h->shstrndx != SHN_XINDEX))
+        return GD_OK;
+    size_t min = r->cls == 64 ? 64 : 40;
+    if (h->shentsize < min)
+        return h->shnum == 0 && h->phnum != PN_XNUM ? GD_OK : GD_EFORMAT;
+    unsigned char s[64];
+    enum gd_status st = read_at(r, h->shoff, s, min);
+    if (st != GD_OK)
+        return st;
+    int w = word(r);
+    uint64_t size = get(r, s + (r->cls == 64 ? 32 : 20), w);
+    uint32_t link = (uint32_t)get(r, s + (r->cls == 64 ? 40 : 24), 4);
+    uint32_t info = (uint32_t)get(r, s + (r->cls == 64 ? 44 : 28), 4);
+    if (h->shnum == 0)
+        h->shnum = size > GD_ELF_MAX_SHDRS ? GD_ELF_MAX_SHDRS + 1 : (uint32_t)size;
+    if (h->phnum == PN_XNUM)
+        h->phnum = info;
+    if (h->shstrndx == SHN_XINDEX)
+        h->shstrndx = link;
+    return GD_OK;
+}
+
+static enum gd_status read_segments(struct reader *r, const struct header *h, struct segment **out,
+                                    size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    if (h->phnum == 0)
+        return GD_OK;
+    if (h->phnum > GD_ELF_MAX_PHDRS)
+        return GD_ELIMIT;
+    size_t min = r->cls == 64 ? 56 : 32;
+    if (h->phentsize < min)
+        return GD_EFORMAT;
+    if ((uint64_t)h->phentsize * h->phnum > r->src->size ||
+        !in_bounds(r, h->phoff, (uint64_t)h->phentsize * h->phnum))
+        return GD_ETRUNCATED;
+    struct segment *segs = gd_calloc(h->phnum, sizeof *segs);
+    if (!segs)
+        return GD_ENOMEM;
+    for (uint32_t i = 0; i < h->phnum; i++) {
+        unsigned char b[56];
+        enum gd_status st = read_at(r, h->phoff + (uint64_t)i * h->phentsize, b, min);
+        if (st != GD_OK) {
+            gd_free(segs);
+            return st;
+        }
+        struct segment *s = &segs[i];
+        s->type = (uint32_t)get(r, b, 4);
+        if (r->cls == 64) {
+            s->offset = get(r, b + 8, 8);
+            s->vaddr = get(r, b + 16, 8);
+            s->filesz = get(r, b + 32, 8);
+            s->align = get(r, b + 48, 8);
+        } else {
+            s->offset = get(r, b + 4, 4);
+            s->vaddr = get(r, b + 8, 4);
+            s->filesz = get(r, b + 16, 4);
+            s->align = get(r, b + 28, 4);
+        }
+    }
+    *out = segs;
+    *count = h->phnum;
+    return GD_OK;
+}
+
+/* File offset of a virtual address, through the PT_LOAD segment that maps it. */
+static bool vaddr_to_offset(const struct segment *segs, size_t n, uint64_t vaddr, uint64_t *off,
+                            uint64_t *avail)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct segment *s = &segs[i];
+        if (s->type != PT_LOAD || vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
+            continue;
+        if (s->offset > UINT64_MAX - (vaddr - s->vaddr))
+            return false;
+        *off = s->offset + (vaddr - s->vaddr);
+        *avail = s->filesz - (vaddr - s->vaddr);
+        return true;
+    }
+    return false;
+}
+
+struct dyn {
+    uint64_t strtab, strsz;
+    bool have_strtab, have_strsz;
+    uint64_t soname, rpath, runpath;
+    bool have_soname, have_rpath, have_runpath;
+    uint64_t *needed;
+    size_t nneeded, cap;
+};
+
+static enum gd_status read_dynamic(struct reader *r, struct gd_elf *elf, const struct segment *d,
+                                   struct dyn *out)
+{
+    size_t entsize = r->cls == 64 ? 16 : 8;
+    uint64_t n = d->filesz / entsize;
+    if (n > GD_ELF_MAX_DYN)
+        return GD_ELIMIT;
+    if (!in_bounds(r, d->offset, n * entsize))
+        return GD_ETRUNCATED;
+    int w = word(r);
+    for (uint64_t i = 0; i < n; i++) {
+        unsigned char b[16];
+        enum gd_status st = read_at(r, d->offset + i * entsize, b, entsize);
+        if (st != GD_OK)
+            return st;
+        uint64_t tag = get(r, b, w), val = get(r, b + w, w);
+        if (r->cls == 32 && tag == 0x6ffffffbULL)
+            tag = DT_FLAGS_1;
+        if (tag == DT_NULL)
+            break;
+        switch (tag) {
+        case DT_NEEDED:
+            if (out->nneeded == GD_ELF_MAX_NEEDED)
+                return GD_ELIMIT;
+            if (gd_grow((void **)&out->needed, &out->cap, out->nneeded + 1, sizeof *out->needed))
+                return GD_ENOMEM;
+            out->needed[out->nneeded++] = val;
+            break;
+        case DT_STRTAB:
+            out->strtab = val;
+            out->have_strtab = true;
+            break;
+        case DT_STRSZ:
+            out->strsz = val;
+            out->have_strsz = true;
+            break;
+        case DT_SONAME:
+            out->soname = val;
+            out->have_soname = true;
+            break;
+        case DT_RPATH:
+            out->rpath = val;
+            out->have_rpath = true;
+            break;
+        case DT_RUNPATH:
+            out->runpath = val;
+            out->have_runpath = true;
+            break;
+        case DT_FLAGS:
+            elf->flags = val;
+            break;
+        case DT_FLAGS_1:
+            elf->flags_1 = val;
+            break;
+        default:
+            break;
+        }
+    }
+    return GD_OK;
+}
+
+/* A string of the dynamic string table, bounded by DT_STRSZ and the segment mapping it. */
+static enum gd_status dyn_string(struct reader *r, uint64_t stroff, uint64_t strmax, uint64_t index,
+                                 char **out)
+{
+    if (index >= strmax)
+        return GD_EFORMAT;
+    return read_string(r, stroff + index, strmax - index, out);
+}
+
+static enum gd_status read_dynamic_strings(struct reader *r, struct gd_elf *elf,
+                                           const struct segment *segs, size_t nsegs,
+                                           const struct dyn *d)
+{
+    if (!d->have_strtab)
+        return d->nneeded || d->have_soname || d->have_rpath || d->have_runpath ? GD_EFORMAT
+                                                                                : GD_OK;
+    uint64_t stroff, avail;
+    if (!vaddr_to_offset(segs, nsegs, d->strtab, &stroff, &avail))
+        return GD_EFORMAT;
+    uint64_t strmax = d->have_strsz && d->strsz < avail ? d->strsz : avail;
+    enum gd_status st = GD_OK;
+    if (d->have_soname)
+        st = dyn_string(r, stroff, strmax, d->soname, &elf->soname);
+    if (st == GD_OK && d->have_rpath)
+        st = dyn_string(r, stroff, strmax, d->rpath, &elf->rpath);
+    if (st == GD_OK && d->have_runpath)
+        st = dyn_string(r, stroff, strmax, d->runpath, &elf->runpath);
+    if (st == GD_OK && d->nneeded) {
+        elf->needed = gd_calloc(d->nneeded, sizeof *elf->needed);
+        if (!elf->needed)
+            return GD_ENOMEM;
+        for (size_t i = 0; i < d->nneeded && st == GD_OK; i++) {
+            st = dyn_string(r, stroff, strmax, d->needed[i], &elf->needed[i]);
+            if (st == GD_OK)
+                elf->nneeded++;
+        }
+    }
+    return st;
+}
+
+static void hex(const unsigned char *p, size_t n, char *out, size_t size)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 2 < size; i++) {
+        out[o++] = digits[p[i] >> 4];
+        out[o++] = digits[p[i] & 15];
+    }
+    out[o] = '\0';
+}
+
+static void parse_notes(const struct reader *r, struct gd_elf *elf, const unsigned char *b,
+                        size_t n, uint64_t align)
+{
+    uint64_t a = align == 8 ? 8 : 4;
+    size_t at = 0;
+    while (n - at >= 12) {
+        uint64_t namesz = get(r, b + at, 4), descsz = get(r, b + at + 4, 4);
+        uint32_t type = (uint32_t)get(r, b + at + 8, 4);
+        uint64_t name_pad = (namesz + a - 1) / a * a, desc_pad = (descsz + a - 1) / a * a;
+        if (name_pad > n - at - 12 || desc_pad > n - at - 12 - name_pad)
+            return;
+        const unsigned char *name = b + at + 12, *desc = name + name_pad;
+        bool gnu = namesz == 4 && memcmp(name, "GNU", 4) == 0;
+        if (gnu && type == NT_GNU_BUILD_ID && descsz <= 64)
+            hex(desc, (size_t)descsz, elf->build_id, sizeof elf->build_id);
+        if (gnu && type == NT_GNU_ABI_TAG && descsz >= 16) {
+            static const char *const os[] = { "Linux", "GNU", "Solaris", "FreeBSD" };
+            uint32_t id = (uint32_t)get(r, desc, 4);
+            snprintf(elf->abi_tag, sizeof elf->abi_tag, "%s %u.%u.%u", id < 4 ? os[id] : "OS",
+                     (unsigned)get(r, desc + 4, 4), (unsigned)get(r, desc + 8, 4),
+                     (unsigned)get(r, desc + 12, 4));
+        }
+        at += 12 + (size_t)name_pad + (size_t)desc_pad;
+    }
+}
+
+static enum gd_status read_notes(struct reader *r, struct gd_elf *elf, const struct segment *segs,
+                                 size_t nsegs)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < nsegs; i++) {
+        const struct segment *s = &segs[i];
+        if (s->type != PT_NOTE || s->filesz == 0)
+            continue;
+        if (s->filesz > NOTES_MAX - total)
+            return GD_OK; /* notes are a nicety: beyond the cap they are skipped, not fatal */
+        if (!in_bounds(r, s->offset, s->filesz))
+            continue;
+        unsigned char *b = gd_malloc((size_t)s->filesz);
+        if (!b)
+            return GD_ENOMEM;
+        enum gd_status st = read_at(r, s->offset, b, (size_t)s->filesz);
+        if (st == GD_OK)
+            parse_notes(r, elf, b, (size_t)s->filesz, s->align);
+        gd_free(b);
+        if (st != GD_OK && st != GD_ETRUNCATED)
+            return st;
+        total += (size_t)s->filesz;
+    }
+    return GD_OK;
+}
+
+static enum gd_status read_sections(struct reader *r, struct gd_elf *elf, const struct header *h)
+{
+    if (h->shoff == 0 || h->shnum == 0)
+        return GD_OK;
+    if (h->shnum > GD_ELF_MAX_SHDRS)
+        return GD_ELIMIT;
+    size_t min = r->cls == 64 ? 64 : 40;
+    if (h->shentsize < min)
+        return GD_EFORMAT;
+    if ((uint64_t)h->shentsize * h->shnum > r->src->size ||
+        !in_bounds(r, h->shoff, (uint64_t)h->shentsize * h->shnum))
+        return GD_ETRUNCATED;
+    elf->sections = gd_calloc(h->shnum, sizeof *elf->sections);
+    uint32_t *names = gd_calloc(h->shnum, sizeof *names);
+    if (!elf->sections || !names) {
+        gd_free(names);
+        return GD_ENOMEM;
+    }
+    int w = word(r);
+    enum gd_status st = GD_OK;
+    for (uint32_t i = 0; i < h->shnum && st == GD_OK; i++) {
+        unsigned char b[64];
+        st = read_at(r, h->shoff + (uint64_t)i * h->shentsize, b, min);
+        if (st != GD_OK)
+            break;
+        struct gd_elf_section *s = &elf->sections[i];
+        names[i] = (uint32_t)get(r, b, 4);
+        s->type = (uint32_t)get(r, b + 4, 4);
+        s->flags = get(r, b + 8, w);
+        s->addr = get(r, b + 8 + w, w);
+        s->offset = get(r, b + 8 + 2 * w, w);
+        s->size = get(r, b + 8 + 3 * w, w);
+        elf->nsections++;
+    }
+    /* Names come from the section name table; a missing or broken one leaves names empty. */
+    const struct gd_elf_section *strtab =
+        st == GD_OK && h->shstrndx < elf->nsections ? &elf->sections[h->shstrndx] : NULL;
+    for (size_t i = 0; i < elf->nsections && st == GD_OK; i++) {
+        char *name = NULL;
+        enum gd_status ns = GD_EFORMAT;
+        if (strtab && names[i] < strtab->size && in_bounds(r, strtab->offset, strtab->size))
+            ns = read_string(r, strtab->offset + names[i], strtab->size - names[i], &name);
+        if (ns == GD_ENOMEM) {
+            st = ns;
+            break;
+        }
+        elf->sections[i].name = name ? name : gd_strdup("");
+        if (!elf->sections[i].name)
+            st = GD_ENOMEM;
+    }
+    gd_free(names);
+    return st;
+}
+
+enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
+{
+    *out = NULL;
+    struct reader *r = gd_calloc(1, sizeof *r);
+    struct gd_elf *elf = gd_calloc(1, sizeof *elf);
+    struct segment *segs = NULL;
+    size_t nsegs = 0;
+    struct dyn d;
+    memset(&d, 0, sizeof d);
+    enum gd_status st = r && elf ? GD_OK : GD_ENOMEM;
+    struct header h;
+    if (st == GD_OK) {
+        r->src = src;
+        elf->file_size = src->size;
+        st = read_header(r, elf, &h);
+    }
+    if (st == GD_OK)
+        st = extended_counts(r, &h);
+    if (st == GD_OK)
+        st = read_segments(r, &h, &segs, &nsegs);
+    for (size_t i = 0; st == GD_OK && i < nsegs; i++) {
+        if (segs[i].type == PT_INTERP && !elf->interp) {
+            if (!in_bounds(r, segs[i].offset, segs[i].filesz))
+                st = GD_ETRUNCATED;
+            else
+                st = read_string(r, segs[i].offset, segs[i].filesz, &elf->interp);
+        } else if (segs[i].type == PT_DYNAMIC && !elf->has_dynamic) {
+            elf->has_dynamic = true;
+            st = read_dynamic(r, elf, &segs[i], &d);
+        }
+    }
+    if (st == GD_OK)
+        st = read_dynamic_strings(r, elf, segs, nsegs, &d);
+    if (st == GD_OK)
+        st = read_notes(r, elf, segs, nsegs);
+    if (st == GD_OK)
+        st = read_sections(r, elf, &h);
+    if (elf && r)
+        elf->page_reads = r->page_reads;
+    gd_free(d.needed);
+    gd_free(segs);
+    gd_free(r);
+    if (st != GD_OK) {
+        gd_elf_free(elf);
+        return st;
+    }
+    *out = elf;
+    return GD_OK;
+}
+
+static enum gd_status file_read(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
+{
+    return gd_os_pread(ctx, buf, n, offset, got);
+}
+
+enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out)
+{
+    struct gd_os_stat st;
+    enum gd_status s = gd_os_file_stat(f, &st);
+    if (s != GD_OK) {
+        *out = NULL;
+        return s;
+    }
+    struct gd_elf_source src = { file_read, f, st.size };
+    return gd_elf_read(&src, out);
+}
+
+struct memory {
+    const unsigned char *data;
+    size_t len;
+};
+
+static enum gd_status memory_read(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
+{
+    const struct memory *m = ctx;
+    *got = 0;
+    if (offset >= m->len)
+        return GD_OK;
+    size_t take = m->len - (size_t)offset < n ? m->len - (size_t)offset : n;
+    memcpy(buf, m->data + offset, take);
+    *got = take;
+    return GD_OK;
+}
+
+enum gd_status gd_elf_read_memory(const void *data, size_t len, struct gd_elf **out)
+{
+    struct memory m = { data, len };
+    struct gd_elf_source src = { memory_read, &m, len };
+    return gd_elf_read(&src, out);
+}
+
+void gd_elf_free(struct gd_elf *elf)
+{
+    if (!elf)
+        return;
+    gd_free(elf->interp);
+    gd_free(elf->soname);
+    gd_free(elf->rpath);
+    gd_free(elf->runpath);
+    for (size_t i = 0; i < elf->nneeded; i++)
+        gd_free(elf->needed[i]);
+    gd_free(elf->needed);
+    for (size_t i = 0; i < elf->nsections; i++)
+        gd_free(elf->sections[i].name);
+    gd_free(elf->sections);
+    gd_free(elf);
+}
+
+const struct gd_elf_section *gd_elf_section(const struct gd_elf *elf, const char *name)
+{
+    for (size_t i = 0; i < elf->nsections; i++)
+        if (elf->sections[i].name && strcmp(elf->sections[i].name, name) == 0)
+            return &elf->sections[i];
+    return NULL;
+}
+
+const char *gd_elf_machine_name(uint16_t machine, char *buf, size_t size)
+{
+    switch (machine) {
+    case 3:
+        return "i386";
+    case 40:
+        return "ARM";
+    case 62:
+        return "x86-64";
+    case 183:
+        return "AArch64";
+    case 21:
+        return "PowerPC64";
+    case 22:
+        return "S/390";
+    case 243:
+        return "RISC-V";
+    default:
+        snprintf(buf, size, "machine %u", (unsigned)machine);
+        return buf;
+    }
+}
+
+bool gd_elf_compatible(const struct gd_elf *a, const struct gd_elf *b)
+{
+    return a->elf_class == b->elf_class && a->big_endian == b->big_endian &&
+           a->machine == b->machine;
+}

@@ -1,0 +1,87 @@
+/*
+ * ELF reader: what the loader and the inventory need from a shared object or executable, read
+ * without trusting a single byte of it.
+ *
+ * Reads ELF32 and ELF64 of either byte order: class, byte order, type, machine, interpreter
+ * (PT_INTERP), the dynamic section (DT_SONAME, DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_FLAGS,
+ * DT_FLAGS_1), section headers with their names, and the GNU notes (build id, ABI tag).
+ *
+ * Reads only what it needs, through a small page cache: a 1 GiB library costs a few 4 KiB page
+ * reads (headers, program headers, the dynamic segment, the strings it names, the section
+ * header table), never a read of the whole file. Every offset and size is checked against the
+ * file size before use; a truncated or hostile file yields GD_EFORMAT, GD_ETRUNCATED or
+ * GD_ELIMIT, never a crash or an over-read.
+ */
+#ifndef GD_ELF_ELF_H
+#define GD_ELF_ELF_H
+
+#include "os/os.h"
+
+#include <gpudoctor/gpudoctor.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Caps on what a hostile file can make us allocate or walk. */
+#define GD_ELF_MAX_PHDRS  4096
+#define GD_ELF_MAX_SHDRS  65536
+#define GD_ELF_MAX_DYN    65536
+#define GD_ELF_MAX_NEEDED 4096
+#define GD_ELF_MAX_STRING 65536
+#define GD_ELF_PAGE       4096
+
+/* Where the bytes come from: a file (pread) or memory (tests, fuzzing). */
+struct gd_elf_source {
+    /* Read up to `n` bytes at `offset`; `*got` < n only at the end of the data. */
+    enum gd_status (*read)(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got);
+    void *ctx;
+    uint64_t size;
+};
+
+struct gd_elf_section {
+    char *name; /* "" when the section name table is missing or the name is out of range */
+    uint32_t type;
+    uint64_t flags, addr, offset, size;
+};
+
+struct gd_elf {
+    int elf_class; /* 32 or 64 */
+    bool big_endian;
+    uint8_t osabi;
+    uint16_t type;    /* ET_EXEC, ET_DYN, ... */
+    uint16_t machine; /* EM_X86_64, EM_AARCH64, ... */
+    uint64_t file_size;
+
+    char *interp; /* PT_INTERP, NULL when none */
+    bool has_dynamic;
+    char *soname, *rpath, *runpath; /* NULL when absent */
+    char **needed;
+    size_t nneeded;
+    uint64_t flags, flags_1;
+
+    struct gd_elf_section *sections;
+    size_t nsections;
+
+    char build_id[129];  /* hex, "" when none */
+    char abi_tag[64];    /* "Linux 3.2.0", "" when none */
+    unsigned page_reads; /* 4 KiB pages read from the source, for the "few reads" bar */
+};
+
+/* Read an ELF from `src`. On GD_OK `*out` is new (gd_elf_free). GD_EFORMAT: not an ELF or
+ * inconsistent; GD_ETRUNCATED: a structure runs past the end; GD_ELIMIT: past a cap. */
+enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out);
+/* Convenience: read from an open file (src/os or src/sysroot). */
+enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out);
+/* Convenience: read from memory. */
+enum gd_status gd_elf_read_memory(const void *data, size_t len, struct gd_elf **out);
+void gd_elf_free(struct gd_elf *elf);
+
+/* The section of that name, or NULL. */
+const struct gd_elf_section *gd_elf_section(const struct gd_elf *elf, const char *name);
+/* "x86-64", "AArch64", ... or "machine 1234". Constant or written into `buf`. */
+const char *gd_elf_machine_name(uint16_t machine, char *buf, size_t size);
+/* True when the loader of `a` would accept `b` as a dependency: same class, byte order and
+ * machine (glibc's open_verify checks these and skips the file otherwise). */
+bool gd_elf_compatible(const struct gd_elf *a, const struct gd_elf *b);
+
+#endif

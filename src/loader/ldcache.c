@@ -1,0 +1,354 @@
+#include "loader/ldcache.h"
+
+#include "core/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OLD_MAGIC       "ld.so-1.7.0"
+#define NEW_MAGIC       "glibc-ld.so.cache1.1"
+#define OLD_HEADER      16 /* magic[11], pad, uint32 nlibs */
+#define OLD_ENTRY       12
+#define NEW_HEADER      48
+#define NEW_ENTRY       24
+#define EXTENSION_MAGIC 0xeaa42174u
+#define EXT_GENERATOR   0
+#define EXT_HWCAPS      1
+/* glibc marks entries of glibc-hwcaps subdirectories with this hwcap bit; the low 32 bits
+ * index the hwcaps extension (sysdeps/generic/dl-cache.h, glibc 2.33 and later). */
+#define HWCAP_EXTENSION (1ULL << 62)
+
+struct bytes {
+    const unsigned char *p;
+    size_t n;
+    bool be;
+};
+
+static bool fits(const struct bytes *b, size_t off, size_t len)
+{
+    return len <= b->n && off <= b->n - len;
+}
+
+static uint32_t u32(const struct bytes *b, size_t off)
+{
+    const unsigned char *p = b->p + off;
+    return b->be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                 : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t u64(const struct bytes *b, size_t off)
+{
+    uint64_t lo = u32(b, off), hi = u32(b, off + 4);
+    return b->be ? lo << 32 | hi : hi << 32 | lo;
+}
+
+/* A NUL-terminated string at `base + off` inside the file; NULL when out of range. */
+static const char *string_at(const struct bytes *b, size_t base, uint32_t off)
+{
+    if (base > b->n || off >= b->n - base)
+        return NULL;
+    const char *s = (const char *)b->p + base + off;
+    return memchr(s, '\0', b->n - base - off) ? s : NULL;
+}
+
+struct raw {
+    uint32_t flags, key, value;
+    uint64_t hwcap;
+};
+
+/* Copy the strings the entries point at into one owned block, then build the entries. */
+static enum gd_status build(struct gd_ldcache *c, const struct bytes *b, size_t base,
+                            const struct raw *raw, size_t n, const char *const *hwcaps,
+                            size_t nhwcaps)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *k = string_at(b, base, raw[i].key), *v = string_at(b, base, raw[i].value);
+        if (!k || !v)
+            return GD_EFORMAT;
+        total += strlen(k) + strlen(v) + 2;
+    }
+    for (size_t i = 0; i < nhwcaps; i++)
+        total += strlen(hwcaps[i]) + 1;
+    c->strings = gd_malloc(total ? total : 1);
+    c->entries = gd_calloc(n ? n : 1, sizeof *c->entries);
+    char **caps = gd_calloc(nhwcaps ? nhwcaps : 1, sizeof *caps);
+    if (!c->strings || !c->entries || !caps) {
+        gd_free(caps);
+        return GD_ENOMEM;
+    }
+    char *at = c->strings;
+    for (size_t i = 0; i < nhwcaps; i++) {
+        size_t len = strlen(hwcaps[i]) + 1;
+        memcpy(at, hwcaps[i], len);
+        caps[i] = at;
+        at += len;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *k = string_at(b, base, raw[i].key), *v = string_at(b, base, raw[i].value);
+        struct gd_ldcache_entry *e = &c->entries[i];
+        size_t kl = strlen(k) + 1, vl = strlen(v) + 1;
+        memcpy(at, k, kl);
+        e->name = at;
+        at += kl;
+        memcpy(at, v, vl);
+        e->path = at;
+        at += vl;
+        e->flags = raw[i].flags;
+        e->hwcap = raw[i].hwcap;
+        e->order = i;
+        if (raw[i].hwcap & HWCAP_EXTENSION) {
+            uint32_t index = (uint32_t)raw[i].hwcap;
+            e->hwcaps = index < nhwcaps ? caps[index] : "unknown";
+        }
+    }
+    c->count = n;
+    gd_free(caps);
+    return GD_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const struct gd_ldcache_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Extensions: a directory of tagged sections after the string table (glibc 2.33+). Its offset
+ * and the sections' offsets count from the start of the file (a compat file puts the new
+ * table after the old one); hwcaps names are string-table offsets like the entries'. */
+static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *b, size_t base,
+                                      uint32_t ext, const char ***hwcaps, size_t *nhwcaps)
+{
+    *hwcaps = NULL;
+    *nhwcaps = 0;
+    if (ext == 0 || !fits(b, ext, 8) || u32(b, ext) != EXTENSION_MAGIC)
+        return GD_OK;
+    uint32_t count = u32(b, ext + 4);
+    if (count > 64 || !fits(b, (size_t)ext + 8, (size_t)count * 16))
+        return GD_EFORMAT;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t s = (size_t)ext + 8 + (size_t)i * 16;
+        uint32_t tag = u32(b, s), off = u32(b, s + 8), size = u32(b, s + 12);
+        if (!fits(b, off, size))
+            return GD_EFORMAT;
+        if (tag == EXT_GENERATOR && !c->generator) {
+            c->generator = gd_strndup((const char *)b->p + off, size);
+            if (!c->generator)
+                return GD_ENOMEM;
+        } else if (tag == EXT_HWCAPS && !*hwcaps && size % 4 == 0 && size / 4 <= 1024) {
+            size_t n = size / 4;
+            const char **names = gd_calloc(n ? n : 1, sizeof *names);
+            if (!names)
+                return GD_ENOMEM;
+            for (size_t k = 0; k < n; k++) {
+                names[k] = string_at(b, base, u32(b, off + 4 * k));
+                if (!names[k]) {
+                    gd_free(names);
+                    return GD_EFORMAT;
+                }
+            }
+            *hwcaps = names;
+            *nhwcaps = n;
+        }
+    }
+    return GD_OK;
+}
+
+static enum gd_status parse_new(struct gd_ldcache *c, struct bytes *b, size_t base)
+{
+    if (!fits(b, base, NEW_HEADER))
+        return GD_ETRUNCATED;
+    /* Byte order: the flags byte says it (1: invalid, 2: little, 3: big; 0: unset, native). */
+    uint8_t endian = b->p[base + 28] & 3;
+    if (endian == 1)
+        return GD_EFORMAT;
+    b->be = endian == 3;
+    uint32_t nlibs = u32(b, base + 20);
+    uint32_t ext = u32(b, base + 32);
+    if ((size_t)nlibs > (b->n - base - NEW_HEADER) / NEW_ENTRY)
+        return GD_ETRUNCATED;
+    struct raw *raw = gd_calloc(nlibs ? nlibs : 1, sizeof *raw);
+    if (!raw)
+        return GD_ENOMEM;
+    for (uint32_t i = 0; i < nlibs; i++) {
+        size_t e = base + NEW_HEADER + (size_t)i * NEW_ENTRY;
+        raw[i].flags = u32(b, e);
+        raw[i].key = u32(b, e + 4);
+        raw[i].value = u32(b, e + 8);
+        raw[i].hwcap = u64(b, e + 16);
+    }
+    const char **hwcaps = NULL;
+    size_t nhwcaps = 0;
+    enum gd_status st = read_extensions(c, b, base, ext, &hwcaps, &nhwcaps);
+    if (st == GD_OK)
+        st = build(c, b, base, raw, nlibs, hwcaps, nhwcaps);
+    gd_free(hwcaps);
+    gd_free(raw);
+    return st;
+}
+
+static enum gd_status parse_old(struct gd_ldcache *c, const struct bytes *b)
+{
+    uint32_t nlibs = u32(b, 12);
+    if ((size_t)nlibs > (b->n - OLD_HEADER) / OLD_ENTRY)
+        return GD_ETRUNCATED;
+    size_t strings = OLD_HEADER + (size_t)nlibs * OLD_ENTRY;
+    struct raw *raw = gd_calloc(nlibs ? nlibs : 1, sizeof *raw);
+    if (!raw)
+        return GD_ENOMEM;
+    for (uint32_t i = 0; i < nlibs; i++) {
+        size_t e = OLD_HEADER + (size_t)i * OLD_ENTRY;
+        raw[i].flags = u32(b, e);
+        raw[i].key = u32(b, e + 4);
+        raw[i].value = u32(b, e + 8);
+    }
+    enum gd_status st = build(c, b, strings, raw, nlibs, NULL, 0);
+    gd_free(raw);
+    return st;
+}
+
+enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache **out)
+{
+    *out = NULL;
+    if (len > GD_LDCACHE_MAX)
+        return GD_ELIMIT;
+    struct bytes b = { data, len, false };
+    struct gd_ldcache *c = gd_calloc(1, sizeof *c);
+    if (!c)
+        return GD_ENOMEM;
+    enum gd_status st;
+    if (len >= sizeof NEW_MAGIC - 1 && memcmp(data, NEW_MAGIC, sizeof NEW_MAGIC - 1) == 0) {
+        c->format = GD_LDCACHE_NEW;
+        st = parse_new(c, &b, 0);
+    } else if (len >= OLD_HEADER && memcmp(data, OLD_MAGIC, sizeof OLD_MAGIC - 1) == 0) {
+        /* The old format is native-endian with no marker: take the order that makes the entry
+         * count fit the file. */
+        uint32_t le = u32(&b, 12);
+        b.be = true;
+        uint32_t be = u32(&b, 12);
+        b.be = (size_t)le > (len - OLD_HEADER) / OLD_ENTRY &&
+               (size_t)be <= (len - OLD_HEADER) / OLD_ENTRY;
+        size_t nlibs = u32(&b, 12);
+        size_t new_at = OLD_HEADER + nlibs * OLD_ENTRY;
+        new_at = (new_at + 7) & ~(size_t)7; /* ALIGN_CACHE: 8, the new header's alignment */
+        if (nlibs <= (len - OLD_HEADER) / OLD_ENTRY && new_at <= len &&
+            len - new_at >= sizeof NEW_MAGIC - 1 &&
+            memcmp(b.p + new_at, NEW_MAGIC, sizeof NEW_MAGIC - 1) == 0) {
+            c->format = GD_LDCACHE_COMPAT;
+            st = parse_new(c, &b, new_at);
+        } else {
+            c->format = GD_LDCACHE_OLD;
+            st = parse_old(c, &b);
+        }
+    } else {
+        st = GD_EFORMAT;
+    }
+    if (st != GD_OK) {
+        gd_ldcache_free(c);
+        return st;
+    }
+    if (c->count > 1)
+        qsort(c->entries, c->count, sizeof *c->entries, by_name);
+    *out = c;
+    return GD_OK;
+}
+
+void gd_ldcache_free(struct gd_ldcache *c)
+{
+    if (!c)
+        return;
+    gd_free(c->generator);
+    gd_free(c->entries);
+    gd_free(c->strings);
+    gd_free(c);
+}
+
+uint32_t gd_ldcache_flags_for(int elf_class, uint16_t machine)
+{
+    /* _DL_CACHE_DEFAULT_ID of each architecture's sysdeps dl-cache.h. */
+    if (elf_class == 64) {
+        switch (machine) {
+        case 62: /* x86-64 */
+            return GD_LDCACHE_FLAG_ELF_LIBC6 | GD_LDCACHE_FLAG_X8664_LIB64;
+        case 183: /* AArch64 */
+            return GD_LDCACHE_FLAG_ELF_LIBC6 | GD_LDCACHE_FLAG_AARCH64_LIB64;
+        case 21: /* PowerPC64 */
+            return GD_LDCACHE_FLAG_ELF_LIBC6 | GD_LDCACHE_FLAG_POWERPC_LIB64;
+        case 22: /* S/390 */
+            return GD_LDCACHE_FLAG_ELF_LIBC6 | GD_LDCACHE_FLAG_S390_LIB64;
+        case 243: /* RISC-V, double-float ABI */
+            return GD_LDCACHE_FLAG_ELF_LIBC6 | GD_LDCACHE_FLAG_RISCV_DOUBLE;
+        default:
+            return 0;
+        }
+    }
+    if (elf_class == 32 && machine == 3) /* i386 */
+        return GD_LDCACHE_FLAG_ELF_LIBC6;
+    return 0;
+}
+
+bool gd_ldcache_flags_match(uint32_t flags, uint32_t wanted)
+{
+    if (wanted == 0)
+        return true;
+    /* i386 also accepts plain "ELF" (1) entries, as glibc's generic check does. */
+    if (wanted == GD_LDCACHE_FLAG_ELF_LIBC6)
+        return flags == 1 || flags == GD_LDCACHE_FLAG_ELF_LIBC6;
+    return flags == wanted;
+}
+
+const char *gd_ldcache_flags_name(uint32_t flags, char *buf, size_t size)
+{
+    const char *type = (flags & 0xff) == 3 ? "libc6" : (flags & 0xff) == 1 ? "ELF" : "unknown";
+    const char *abi = NULL;
+    switch (flags & 0xff00) {
+    case 0x0000:
+        break;
+    case GD_LDCACHE_FLAG_X8664_LIB64:
+        abi = "x86-64";
+        break;
+    case GD_LDCACHE_FLAG_S390_LIB64:
+        abi = "64bit";
+        break;
+    case GD_LDCACHE_FLAG_POWERPC_LIB64:
+        abi = "64bit";
+        break;
+    case GD_LDCACHE_FLAG_AARCH64_LIB64:
+        abi = "AArch64";
+        break;
+    case GD_LDCACHE_FLAG_RISCV_DOUBLE:
+        abi = "double-float";
+        break;
+    default:
+        abi = "other";
+        break;
+    }
+    snprintf(buf, size, "%s%s%s", type, abi ? "," : "", abi ? abi : "");
+    return buf;
+}
+
+const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *c, const char *name,
+                                                 uint32_t wanted)
+{
+    if (!c || c->count == 0)
+        return NULL;
+    /* Binary search for the first entry of that name, then the first acceptable one. */
+    size_t lo = 0, hi = c->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(c->entries[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < c->count && strcmp(c->entries[i].name, name) == 0; i++) {
+        const struct gd_ldcache_entry *e = &c->entries[i];
+        if (!e->hwcaps && gd_ldcache_flags_match(e->flags, wanted))
+            return e;
+    }
+    return NULL;
+}
