@@ -32,7 +32,7 @@ static enum gd_status build_env(const struct gd_options *opts, bool live, struct
     return GD_OK;
 }
 
-/* Problems with --kb tables become facts, so the kb rule can report them. */
+/* Problems with KB tables become facts, so the kb rule can report them. */
 static void record_kb(struct gd_report *report, const struct gd_kb *kb)
 {
     size_t n = gd_kb_problem_count(kb);
@@ -42,7 +42,8 @@ static void record_kb(struct gd_report *report, const struct gd_kb *kb)
     for (size_t i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "problem[%zu]", i);
-        gd_fact_str(e, name, gd_kb_problem_at(kb, i), gd_src(GD_SOURCE_OPTION, "--kb"));
+        gd_fact_str(e, name, gd_kb_problem_at(kb, i),
+                    gd_src(GD_SOURCE_DERIVED, "loading the knowledge base"));
     }
 }
 

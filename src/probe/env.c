@@ -3,6 +3,7 @@
 
 #include "core/alloc.h"
 #include "core/str.h"
+#include "kb/kb.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -141,15 +142,28 @@ static void nvcc_on_path(struct gd_probe_ctx *ctx, struct gd_entity *e)
     gd_fact_absent(e, "nvcc.path", "no nvcc in any PATH directory", gd_src(GD_SOURCE_ENV, "PATH"));
 }
 
+static void record(struct gd_entity *e, const struct gd_env *env, const char *var)
+{
+    if (gd_entity_fact(e, var))
+        return;
+    const char *v = gd_env_get(env, var);
+    if (v)
+        gd_fact_str(e, var, v, gd_src(GD_SOURCE_ENV, var));
+    else
+        gd_fact_absent(e, var, "not set", gd_src(GD_SOURCE_ENV, var));
+}
+
 void gd_probe_env(struct gd_probe_ctx *ctx)
 {
     struct gd_entity *e = gd_report_add_entity(ctx->report, "env", "env");
-    for (size_t i = 0; i < sizeof recorded / sizeof *recorded; i++) {
-        const char *v = gd_env_get(ctx->env, recorded[i]);
-        if (v)
-            gd_fact_str(e, recorded[i], v, gd_src(GD_SOURCE_ENV, recorded[i]));
-        else
-            gd_fact_absent(e, recorded[i], "not set", gd_src(GD_SOURCE_ENV, recorded[i]));
+    for (size_t i = 0; i < sizeof recorded / sizeof *recorded; i++)
+        record(e, ctx->env, recorded[i]);
+    /* Every variable the knowledge base knows accepted values for, so its rule can judge it. */
+    const struct gd_kb_table *t = gd_kb_table(ctx->kb, "env_values");
+    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
+        const char *var = gd_kb_str(gd_kb_row_at(t, i), "variable");
+        if (var)
+            record(e, ctx->env, var);
     }
     dir_var(ctx, e, "CUDA_HOME", true);
     dir_var(ctx, e, "CUDA_PATH", true);

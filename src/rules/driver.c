@@ -38,7 +38,7 @@ static void not_installed(struct gd_report *r, const struct gd_kb *kb, const str
         return;
     }
     gd_fix_install_driver(f, r, kb);
-    gd_finding_add_fix(f, "After the reboot, `nvidia-smi` must list the GPU.");
+    gd_finding_add_fix(f, "Reboot; then `nvidia-smi` must list the GPU.");
 }
 
 static void module_not_loaded(struct gd_report *r, const struct gd_machine *m)

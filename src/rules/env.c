@@ -212,24 +212,64 @@ static bool valid_fraction(const char *v)
     return end && end != v && *end == '\0' && d > 0.0 && d <= 1.0;
 }
 
-/* PYTORCH_CUDA_ALLOC_CONF: "key:value,key:value" with keys the caching allocator knows. */
+/* PYTORCH_CUDA_ALLOC_CONF: "key:value,key:value", where a value may be a bracketed list with
+ * commas of its own (roundup_power2_divisions:[256:1,512:2]); keys must be ones the caching
+ * allocator knows. Returns the offending item (copied into `buf`) or NULL. */
 static const char *bad_alloc_option(const struct gd_kb_row *row, const char *v, char *buf,
                                     size_t size)
 {
-    struct gd_span rest = gd_span_of(v), item, key, val;
-    while (gd_span_next_field(&rest, ',', &item)) {
-        item = gd_span_trim(item);
+    const char *p = v;
+    while (*p) {
+        const char *start = p;
+        int depth = 0;
+        while (*p && (depth > 0 || *p != ',')) {
+            if (*p == '[')
+                depth++;
+            else if (*p == ']' && depth > 0)
+                depth--;
+            p++;
+        }
+        struct gd_span item = gd_span_trim((struct gd_span){ start, (size_t)(p - start) });
+        if (*p == ',')
+            p++;
         if (item.n == 0)
             continue;
         gd_span_copy(item, buf, size);
+        struct gd_span key, val;
         if (!gd_span_split(item, ':', &key, &val))
             return buf;
         char name[96];
         gd_span_copy(gd_span_trim(key), name, sizeof name);
         if (!gd_kb_list_has(row, "keys", name))
             return buf;
+        if (depth != 0)
+            return buf; /* an unclosed '[' */
     }
     return NULL;
+}
+
+/* An integer, possibly signed (TensorFlow reads log levels with strtol-like parsing). */
+static bool is_integer(const char *v)
+{
+    if (*v == '-' || *v == '+')
+        v++;
+    if (!*v)
+        return false;
+    for (; *v; v++)
+        if (!gd_is_digit(*v))
+            return false;
+    return true;
+}
+
+static bool in_values(const struct gd_kb_row *row, const char *v, bool fold)
+{
+    size_t n = gd_kb_list_len(row, "values");
+    for (size_t i = 0; i < n; i++) {
+        const char *item = gd_kb_list_at(row, "values", i);
+        if (item && (fold ? gd_str_ieq(item, v) : strcmp(item, v) == 0))
+            return true;
+    }
+    return false;
 }
 
 static void invalid_value(struct gd_report *r, const struct gd_kb_table *t,
@@ -237,18 +277,75 @@ static void invalid_value(struct gd_report *r, const struct gd_kb_table *t,
                           const char *expected)
 {
     const char *reader = gd_kb_str(row, "read_by");
+    const char *effect = gd_kb_str(row, "invalid");
     struct gd_finding *f = gd_finding_add(r, "env.invalid-value", GD_SEV_WARNING,
                                           "%s=\"%s\" is not a value %s accepts", var, v,
                                           reader ? reader : "its reader");
-    gd_finding_set_why(f, "%s Expected: %s.",
-                       gd_kb_str(row, "invalid") ? gd_kb_str(row, "invalid")
-                                                 : "The setting does not take effect.",
+    gd_finding_set_why(f, "%s Expected: %s.", effect ? effect : "The setting does not take effect.",
                        expected);
     gd_finding_add_evidence(f, gd_rf(r, "env", var));
     gd_finding_add_fix(f, "Set it to one of: %s, or unset it.", expected);
     const char *url = gd_kb_source_url(t, gd_kb_row_source(row));
     if (url)
         gd_finding_add_fix(f, "Reference: %s", url);
+}
+
+static void alloc_conf(struct gd_report *r, const struct gd_kb_row *row, const char *var,
+                       const char *v)
+{
+    char bad[256];
+    if (!bad_alloc_option(row, v, bad, sizeof bad))
+        return;
+    struct gd_finding *f =
+        gd_finding_add(r, "env.pytorch-alloc-conf-invalid", GD_SEV_ERROR,
+                       "%s has an option PyTorch does not know: \"%s\"", var, bad);
+    const char *effect = gd_kb_str(row, "invalid");
+    gd_finding_set_why(f,
+                       "PyTorch parses it at the first CUDA allocation and fails, so every GPU "
+                       "program stops at its first tensor. %s",
+                       effect ? effect : "");
+    gd_finding_add_evidence(f, gd_rf(r, "env", var));
+    struct gd_buf keys;
+    gd_buf_init(&keys, 4096);
+    for (size_t k = 0; k < gd_kb_list_len(row, "keys"); k++)
+        gd_buf_printf(&keys, "%s%s", k ? ", " : "", gd_kb_list_at(row, "keys", k));
+    gd_finding_add_fix(f,
+                       "Write it as option:value pairs separated by commas, with options among: "
+                       "%s (older PyTorch releases know fewer).",
+                       gd_buf_str(&keys));
+    gd_buf_free(&keys);
+}
+
+/* A variable that rejects nothing but is switched off only by exact words: a value that reads
+ * as "off" to a person but is not one of them leaves the feature on. */
+static void disable_words(struct gd_report *r, const struct gd_kb_table *t,
+                          const struct gd_kb_row *row, const char *var, const char *v)
+{
+    static const char *const offish[] = { "false", "no", "off", "0", "n", "disable", "disabled" };
+    bool looks_off = false;
+    for (size_t i = 0; i < sizeof offish / sizeof *offish; i++)
+        if (gd_str_ieq(v, offish[i]))
+            looks_off = true;
+    if (!looks_off || gd_kb_list_has(row, "disables_with", v))
+        return;
+    struct gd_buf words;
+    gd_buf_init(&words, 1024);
+    for (size_t k = 0; k < gd_kb_list_len(row, "disables_with"); k++)
+        gd_buf_printf(&words, "%s%s", k ? ", " : "", gd_kb_list_at(row, "disables_with", k));
+    const char *reader = gd_kb_str(row, "read_by");
+    struct gd_finding *f = gd_finding_add(r, "env.invalid-value", GD_SEV_WARNING,
+                                          "%s=\"%s\" does not switch it off for %s", var, v,
+                                          reader ? reader : "its reader");
+    gd_finding_set_why(f,
+                       "Only %s switch it off; every other value, this one included, switches "
+                       "it on.",
+                       gd_buf_str(&words));
+    gd_finding_add_evidence(f, gd_rf(r, "env", var));
+    gd_finding_add_fix(f, "Write one of: %s.", gd_buf_str(&words));
+    const char *url = gd_kb_source_url(t, gd_kb_row_source(row));
+    if (url)
+        gd_finding_add_fix(f, "Reference: %s", url);
+    gd_buf_free(&words);
 }
 
 static void values(struct gd_report *r, const struct gd_kb *kb)
@@ -262,38 +359,30 @@ static void values(struct gd_report *r, const struct gd_kb *kb)
         if (!v)
             continue;
         const char *kind = gd_kb_str(row, "kind");
+        bool fold = gd_kb_str(row, "case_insensitive") &&
+                    strcmp(gd_kb_str(row, "case_insensitive"), "true") == 0;
         size_t nvalues = gd_kb_list_len(row, "values");
         struct gd_buf expected;
         gd_buf_init(&expected, 4096);
         for (size_t k = 0; k < nvalues; k++)
             gd_buf_printf(&expected, "%s%s", k ? ", " : "", gd_kb_list_at(row, "values", k));
-        if (nvalues && !gd_kb_list_has(row, "values", v)) {
+        bool valid = true;
+        if (nvalues && !in_values(row, v, fold)) {
             invalid_value(r, t, row, var, v, gd_buf_str(&expected));
+            valid = false;
         } else if (kind && strcmp(kind, "fraction") == 0 && !valid_fraction(v)) {
             invalid_value(r, t, row, var, v, "a number greater than 0 and at most 1, e.g. .75");
+            valid = false;
+        } else if (kind && strcmp(kind, "integer") == 0 && !is_integer(v)) {
+            invalid_value(r, t, row, var, v, "an integer");
+            valid = false;
         } else if (kind && strcmp(kind, "alloc_conf") == 0) {
-            char bad[256];
-            if (bad_alloc_option(row, v, bad, sizeof bad)) {
-                struct gd_finding *f = gd_finding_add(
-                    r, "env.pytorch-alloc-conf-invalid", GD_SEV_ERROR,
-                    "PYTORCH_CUDA_ALLOC_CONF has an option PyTorch does not know: \"%s\"", bad);
-                gd_finding_set_why(f, "PyTorch parses it at the first CUDA allocation and raises "
-                                      "RuntimeError \"Unrecognized CachingAllocator option\", so "
-                                      "every GPU program fails at its first tensor.");
-                gd_finding_add_evidence(f, gd_rf(r, "env", var));
-                struct gd_buf keys;
-                gd_buf_init(&keys, 4096);
-                for (size_t k = 0; k < gd_kb_list_len(row, "keys"); k++)
-                    gd_buf_printf(&keys, "%s%s", k ? ", " : "", gd_kb_list_at(row, "keys", k));
-                gd_finding_add_fix(f,
-                                   "Write it as option:value pairs separated by commas, with "
-                                   "options among: %s (older PyTorch releases know fewer).",
-                                   gd_buf_str(&keys));
-                gd_buf_free(&keys);
-            }
+            alloc_conf(r, row, var, v);
         }
+        if (gd_kb_list_len(row, "disables_with"))
+            disable_words(r, t, row, var, v);
         const char *hides = gd_kb_str(row, "hides_warnings_at");
-        if (hides && atoi(v) >= atoi(hides) && gd_kb_list_has(row, "values", v)) {
+        if (hides && valid && atoi(v) >= atoi(hides)) {
             struct gd_finding *f = gd_finding_add(r, "env.tf-warnings-hidden", GD_SEV_INFO,
                                                   "%s=%s hides TensorFlow's warnings", var, v);
             gd_finding_set_why(f, "TensorFlow explains an unused GPU in warnings (\"Could not load "

@@ -39,33 +39,34 @@ void gd_machine_of(const struct gd_report *r, struct gd_machine *m)
     m->os_id = gd_rv(r, "host", "os.id");
 }
 
-/* os-release's ID, else the first ID_LIKE word the table knows, else the "*" row. */
+static const struct gd_kb_row *row_for_os(const struct gd_kb_table *t, const char *os, size_t n)
+{
+    size_t rows = gd_kb_row_count(t);
+    for (size_t i = 0; i < rows; i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        const char *id = gd_kb_str(row, "os_id");
+        if (id && strlen(id) == n && strncmp(id, os, n) == 0)
+            return row;
+    }
+    return NULL;
+}
+
+/* os-release(5): ID, else the words of ID_LIKE in their order ("from closest to least
+ * closely related"), else the "*" row. */
 static const struct gd_kb_row *install_row(const struct gd_report *r, const struct gd_kb_table *t)
 {
     const char *id = gd_rv(r, "host", "os.id");
     const char *like = gd_rv(r, "host", "os.id_like");
-    const struct gd_kb_row *fallback = NULL;
-    size_t n = gd_kb_row_count(t);
-    for (size_t i = 0; i < n; i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(t, i);
-        const char *os = gd_kb_str(row, "os_id");
-        if (os && id && strcmp(os, id) == 0)
-            return row;
-        if (os && strcmp(os, "*") == 0)
-            fallback = row;
+    const struct gd_kb_row *row = id ? row_for_os(t, id, strlen(id)) : NULL;
+    for (const char *p = like; !row && p && *p;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n)
+            row = row_for_os(t, p, n);
+        p += n;
     }
-    for (size_t i = 0; like && i < n; i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(t, i);
-        const char *os = gd_kb_str(row, "os_id");
-        size_t len = os ? strlen(os) : 0;
-        for (const char *p = like; os && (p = strstr(p, os)) != NULL; p += len) {
-            bool starts = p == like || p[-1] == ' ';
-            bool ends = p[len] == '\0' || p[len] == ' ';
-            if (starts && ends)
-                return row;
-        }
-    }
-    return fallback;
+    return row ? row : row_for_os(t, "*", 1);
 }
 
 void gd_fix_install_driver(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb)
