@@ -12,6 +12,7 @@ struct command {
 
 static const struct command commands[] = {
     { "check", gd_cmd_check, "inspect this machine (or --root DIR) and print findings" },
+    { "which", gd_cmd_which, "which library the loader would load, from where, and why" },
 };
 
 static void help(void)

@@ -703,6 +703,8 @@ static void candidate(struct search *s, const char *dir, const char *path, enum 
             s->status = GD_ENOMEM;
             return;
         }
+        o->found_by = rule;
+        o->found_owner = owner;
         s->status = remember(s->L, o);
         if (s->status != GD_OK) {
             free_object(o);
@@ -997,6 +999,7 @@ static enum gd_status add_interpreter(struct gd_load *L, const char *interp)
         gd_elf_free(elf);
         return GD_ENOMEM;
     }
+    o->found_by = GD_RULE_PATH; /* the kernel maps PT_INTERP by its path */
     enum gd_status st = remember(L, o);
     if (st != GD_OK)
         free_object(o);
@@ -1030,6 +1033,8 @@ enum gd_status gd_load_start(struct gd_loader *loader, const char *path, bool de
             st = GD_ENOMEM;
         else
             elf = NULL;
+        if (main)
+            main->found_by = GD_RULE_MAIN;
     }
     if (st == GD_OK && (st = remember(L, main)) != GD_OK)
         free_object(main);

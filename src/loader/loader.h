@@ -85,7 +85,9 @@ struct gd_object {
     char *path;   /* where it was found, inside the root (glibc's l_name) */
     char *origin; /* $ORIGIN: the directory of path */
     struct gd_elf *elf;
-    const struct gd_object *loader; /* whose DT_NEEDED (or dlopen) loaded it */
+    const struct gd_object *loader;      /* whose DT_NEEDED (or dlopen) loaded it */
+    enum gd_rule found_by;               /* how the search that loaded it found it */
+    const struct gd_object *found_owner; /* whose RPATH/RUNPATH, for those rules */
     unsigned long long dev, ino;
     bool placed;          /* in the load order (the interpreter waits until first needed) */
     struct gd_edge *deps; /* one per DT_NEEDED, in order, once the object was processed */

@@ -71,6 +71,8 @@ enum gd_status gd_os_environ(struct gd_env *env);
 bool gd_os_isatty(int fd);
 /* Monotonic clock in nanoseconds, for timing. */
 unsigned long long gd_os_monotonic_ns(void);
+/* This process's current directory (new memory). */
+enum gd_status gd_os_getcwd(char **out);
 /* The canonical absolute host path of an existing directory (new memory). */
 enum gd_status gd_os_realpath(const char *path, char **out);
 

@@ -291,3 +291,13 @@ enum gd_status gd_os_realpath(const char *path, char **out)
     free(p);
     return *out ? GD_OK : GD_ENOMEM;
 }
+
+enum gd_status gd_os_getcwd(char **out)
+{
+    *out = NULL;
+    char buf[4096];
+    if (!getcwd(buf, sizeof buf))
+        return from_errno(errno);
+    *out = gd_strdup(buf);
+    return *out ? GD_OK : GD_ENOMEM;
+}

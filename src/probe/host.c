@@ -4,13 +4,9 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "parse/kv.h"
-#include "parse/libc.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* libc.so.6 is about 2 MiB; a banner search past this size means something odd is there. */
-#define LIBC_READ_MAX (16 * 1024 * 1024)
 
 struct os_release {
     struct gd_entity *host;
@@ -124,61 +120,15 @@ static void probe_foreign_arch(struct gd_probe_ctx *ctx, struct gd_entity *host)
                     gd_src(GD_SOURCE_PATH, "/lib64, /lib, /usr/lib"));
 }
 
-static bool glibc_from_dir(struct gd_probe_ctx *ctx, struct gd_entity *host, const char *dir)
-{
-    struct gd_names names;
-    if (gd_root_list(ctx->root, dir, &names) != GD_OK)
-        return false;
-    bool found = false;
-    char version[32];
-    for (size_t i = 0; i < names.count && !found; i++) {
-        if (gd_libc_version_from_name(names.names[i], version, sizeof version)) {
-            char *path = gd_path_join(dir, names.names[i]);
-            if (path)
-                gd_fact_str(host, "glibc.version", version, gd_src(GD_SOURCE_PATH, path));
-            gd_free(path);
-            found = true;
-        }
-    }
-    if (!found) {
-        char *path = gd_path_join(dir, "libc.so.6");
-        char *data = NULL;
-        size_t len;
-        if (path && gd_root_read_file(ctx->root, path, LIBC_READ_MAX, &data, &len) == GD_OK &&
-            gd_libc_version_from_banner(data, len, version, sizeof version)) {
-            gd_fact_str(host, "glibc.version", version, gd_src(GD_SOURCE_FILE, path));
-            found = true;
-        }
-        gd_free(data);
-        gd_free(path);
-    }
-    gd_names_free(&names);
-    return found;
-}
-
 static void probe_glibc(struct gd_probe_ctx *ctx, struct gd_entity *host)
 {
-    if (gd_root_is_live(ctx->root)) {
-        char text[64];
-        /* confstr answers "glibc 2.36": the C library every program here runs on. */
-        if (gd_os_libc_version(text, sizeof text) == GD_OK) {
-            const char *v = gd_str_starts_with(text, "glibc ") ? text + 6 : text;
-            gd_fact_str(host, "glibc.version", v,
-                        gd_src(GD_SOURCE_CALL, "confstr(_CS_GNU_LIBC_VERSION)"));
-            return;
-        }
-    }
-    static const char *const dirs[] = { "/lib/x86_64-linux-gnu",
-                                        "/lib/aarch64-linux-gnu",
-                                        "/lib64",
-                                        "/lib",
-                                        "/usr/lib64",
-                                        "/usr/lib" };
-    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-        if (glibc_from_dir(ctx, host, dirs[i]))
-            return;
-    gd_fact_absent(host, "glibc.version", "no glibc found (musl or another C library?)",
-                   gd_src(GD_SOURCE_PATH, "/lib, /lib64, /usr/lib"));
+    char version[32], ref[512];
+    enum gd_source_kind kind;
+    if (gd_glibc_version(ctx->root, version, sizeof version, &kind, ref, sizeof ref))
+        gd_fact_str(host, "glibc.version", version, gd_src(kind, ref));
+    else
+        gd_fact_absent(host, "glibc.version", "no glibc found (musl or another C library?)",
+                       gd_src(GD_SOURCE_PATH, "/lib, /lib64, /usr/lib"));
 }
 
 void gd_probe_host(struct gd_probe_ctx *ctx)

@@ -42,6 +42,11 @@ extern const char *const gd_driver_lib_dirs[];
 bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_version *version,
                         enum gd_source_kind *kind, char **ref);
 
+/* The glibc version of the root ("2.36"): confstr() on the live machine, else a libc-X.Y.so
+ * name or libc.so.6's release banner. `ref` names the source. False when none is found. */
+bool gd_glibc_version(struct gd_root *root, char *version, size_t size, enum gd_source_kind *kind,
+                      char *ref, size_t refsize);
+
 void gd_probe_host(struct gd_probe_ctx *ctx);
 void gd_probe_kernel_module(struct gd_probe_ctx *ctx);
 void gd_probe_device_nodes(struct gd_probe_ctx *ctx);
