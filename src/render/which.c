@@ -136,7 +136,11 @@ static void tree_node(struct tree_state *s, const struct gd_object *o, size_t de
         gd_buf_printf(s->b, " => %s ", e->to->path);
         color(s->b, s->color, DIM);
         gd_buf_putc(s->b, '[');
-        rule_text(s->b, e->rule == GD_RULE_LOADED && !again ? GD_RULE_LOADED : e->rule, e->owner);
+        /* First appearance: how the loader found it; later ones: that it is loaded already. */
+        if (again || e->to->found_by == GD_RULE_MAIN)
+            rule_text(s->b, GD_RULE_LOADED, NULL);
+        else
+            rule_text(s->b, e->to->found_by, e->to->found_owner);
         gd_buf_putc(s->b, ']');
         if (again && e->to->ndeps)
             gd_buf_puts(s->b, " (dependencies above)");
