@@ -34,6 +34,11 @@ GD_API void gd_which_free(struct gd_which *which);
 /* True when the name was found, or every dependency of the tree. */
 GD_API bool gd_which_ok(const struct gd_which *which);
 
+/* The loader's error when it would stop instead of reporting a library as missing (a file that
+ * is not an ELF where the library is searched: "/opt/x/libfoo.so.1: file too short"), or NULL.
+ * Borrowed. */
+GD_API const char *gd_which_error(const struct gd_which *which);
+
 enum gd_which_format {
     GD_WHICH_TEXT, /* the explanation, or the tree */
     GD_WHICH_JSON, /* everything, schema in docs/which.md */

@@ -116,6 +116,16 @@ static enum gd_status system_arch(struct gd_root *root, int *cls, uint16_t *mach
     return GD_OK;
 }
 
+const char *gd_which_error(const struct gd_which *w)
+{
+    if (!w->tree)
+        return w->edge ? w->edge->error : NULL;
+    for (size_t i = 0; i < gd_load_missing_count(w->load); i++)
+        if (gd_load_missing_at(w->load, i)->error)
+            return gd_load_missing_at(w->load, i)->error;
+    return NULL;
+}
+
 enum gd_status gd_which_name(const struct gd_options *opts, const char *name, const char *from,
                              bool dlopen, struct gd_which **out)
 {

@@ -684,8 +684,13 @@ static void candidate(struct search *s, const char *dir, const char *path, enum 
         return;
     }
     if (v == GD_TRY_NOT_ELF || v == GD_TRY_WRONG_ORDER || v == GD_TRY_NOT_LOADABLE) {
-        /* open_verify's fatal cases: the loader reports the error and stops looking. */
-        s->edge->error = error ? error : gd_strdup("cannot load");
+        /* open_verify's fatal cases: the loader reports "<path>: <error>" and stops looking. */
+        struct gd_buf msg;
+        gd_buf_init(&msg, 8192);
+        gd_buf_printf(&msg, "%s: %s", path, error ? error : "cannot load");
+        gd_free(error);
+        if (gd_buf_take(&msg, &s->edge->error, NULL) != GD_OK)
+            s->status = GD_ENOMEM;
         s->edge->rule = rule;
         s->stop = true;
         return;
@@ -932,6 +937,7 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
     }
     copy->name = gd_strdup(name);
     copy->rule = GD_RULE_NOT_FOUND;
+    copy->position = L->nobjects;
     copy->error = edge->error ? gd_strdup(edge->error) : NULL;
     if (!copy->name || (edge->error && !copy->error)) {
         free_edge(copy);

@@ -75,6 +75,7 @@ struct gd_edge {
     const struct gd_object *owner; /* for GD_RULE_RPATH/RUNPATH: whose entry */
     char *dir;                     /* the search directory that held it, or NULL */
     char *error;                   /* the loader's error when it stopped, or NULL */
+    size_t position;               /* a missing entry's place: objects loaded before it */
     struct gd_try *tries;          /* only with gd_loader_options.record_tries */
     size_t ntries, cap_tries;
 };

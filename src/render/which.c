@@ -178,18 +178,29 @@ static void tree_text(struct gd_buf *b, const struct gd_which *w, bool c)
 }
 
 /* ldd's format without load addresses: "\tNAME => PATH", "\tNAME => not found", and "\tPATH"
- * for objects loaded under their path (the interpreter). */
+ * for objects loaded under their path (the interpreter). When the loader would stop with an
+ * error, ldd prints only that error line; so do we. */
 static void ldd_text(struct gd_buf *b, const struct gd_which *w)
 {
-    for (size_t i = 1; i < gd_load_count(w->load); i++) {
+    const char *error = gd_which_error(w);
+    if (error) {
+        gd_buf_printf(b, "%s: error while loading shared libraries: %s\n",
+                      gd_load_main(w->load)->path, error);
+        return;
+    }
+    /* Missing names sit in the load order where they were first needed, as ldd shows them. */
+    size_t m = 0, nmissing = gd_load_missing_count(w->load);
+    for (size_t i = 1; i <= gd_load_count(w->load); i++) {
+        for (; m < nmissing && gd_load_missing_at(w->load, m)->position <= i; m++)
+            gd_buf_printf(b, "\t%s => not found\n", gd_load_missing_at(w->load, m)->name);
+        if (i == gd_load_count(w->load))
+            break;
         const struct gd_object *o = gd_load_at(w->load, i);
         if (strcmp(o->name, o->path) == 0)
             gd_buf_printf(b, "\t%s\n", o->path);
         else
             gd_buf_printf(b, "\t%s => %s\n", o->name, o->path);
     }
-    for (size_t i = 0; i < gd_load_missing_count(w->load); i++)
-        gd_buf_printf(b, "\t%s => not found\n", gd_load_missing_at(w->load, i)->name);
 }
 
 static struct json_object *str_or_null(const char *s)
