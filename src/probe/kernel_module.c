@@ -134,9 +134,13 @@ static void probe_nouveau_blacklist(struct gd_probe_ctx *ctx, struct gd_entity *
             return;
         }
     }
-    gd_fact_bool(drv, "nouveau.blacklisted", false,
-                 gd_src(GD_SOURCE_PATH, "/etc/modprobe.d, /usr/lib/modprobe.d, /lib/modprobe.d, "
-                                        "/proc/cmdline"));
+    char where[512] = "";
+    for (size_t i = 0; i < sizeof modprobe_dirs / sizeof *modprobe_dirs; i++) {
+        strcat(where, modprobe_dirs[i]);
+        strcat(where, ", ");
+    }
+    strcat(where, "/proc/cmdline");
+    gd_fact_bool(drv, "nouveau.blacklisted", false, gd_src(GD_SOURCE_PATH, where));
 }
 
 void gd_probe_kernel_module(struct gd_probe_ctx *ctx)

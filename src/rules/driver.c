@@ -207,7 +207,12 @@ void gd_rule_driver(struct gd_report *r, const struct gd_kb *kb)
         return;
     }
     if (!m.userspace) {
-        userspace_missing(r, &m);
+        /* A container given no GPU at all: container.no-gpu-devices says why and how. */
+        const struct gd_fact *gpus = gd_rf(r, "devices", "gpus.count");
+        bool no_gpu_container =
+            m.container && gpus && gpus->state == GD_FACT_KNOWN && gpus->int_value == 0;
+        if (!no_gpu_container)
+            userspace_missing(r, &m);
         return;
     }
     const char *lib = gd_rv(r, "driver", "libcuda.version");

@@ -174,6 +174,17 @@ static enum gd_status walk_link(struct walk *w, const char *host, size_t after)
     return GD_OK;
 }
 
+/* "LINK -> TARGET" for the link being walked. New memory; NULL when out of memory. */
+static char *link_detail(const struct walk *w)
+{
+    struct gd_buf d;
+    gd_buf_init(&d, GD_ROOT_PATH_MAX * 3);
+    gd_buf_printf(&d, "%s -> %s", w->last_link, w->last_target ? w->last_target : "");
+    char *detail = NULL;
+    gd_buf_take(&d, &detail, NULL);
+    return detail;
+}
+
 enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool follow_last, char **out)
 {
     *out = NULL;
@@ -185,6 +196,7 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         return GD_ENOMEM;
     enum gd_status st = GD_OK;
     bool escaped = false;
+    char *escape = NULL; /* the link that climbed above the root */
     size_t pos = 0;
     for (;;) {
         while (w.rest[pos] == '/')
@@ -203,9 +215,12 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
             continue;
         if (len == 2 && comp[0] == '.' && comp[1] == '.') {
             if (w.out_len == 0) {
-                /* ".." at "/" stays at "/", as the kernel does; from a link it is suspicious. */
-                if (start < w.link_end)
+                /* ".." at "/" stays at "/", as the kernel does; from a link it is suspicious.
+                 * Blame the link being walked now: links met later overwrite last_link. */
+                if (start < w.link_end && !escaped) {
                     escaped = true;
+                    escape = link_detail(&w);
+                }
             } else {
                 while (w.out_len > 0 && w.out[w.out_len - 1] != '/')
                     w.out_len--;
@@ -245,12 +260,8 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
     }
     if (st == GD_ELOOP) {
         note(root, GD_ANOMALY_LOOP, path, w.last_link);
-    } else if (escaped && w.last_target) {
-        struct gd_buf d;
-        gd_buf_init(&d, GD_ROOT_PATH_MAX * 3);
-        gd_buf_printf(&d, "%s -> %s", w.last_link, w.last_target);
-        note(root, GD_ANOMALY_ESCAPE, path, gd_buf_str(&d));
-        gd_buf_free(&d);
+    } else if (escaped) {
+        note(root, GD_ANOMALY_ESCAPE, path, escape);
     }
     if (st == GD_OK) {
         if (w.out_len == 0)
@@ -259,6 +270,7 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         if (!*out)
             st = GD_ENOMEM;
     }
+    gd_free(escape);
     gd_free(w.rest);
     gd_free(w.last_target);
     return st;

@@ -1,0 +1,1158 @@
+/*
+ * End-to-end tests: run the gpudoctor command as a user would and check what it says.
+ *
+ *   gd_e2e case NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/NAME.case on a fixture root
+ *   gd_e2e live NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   this machine (77 when it has a driver)
+ *   gd_e2e cli  NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   one command-line behaviour (cli_tests)
+ *
+ * A case runs `gpudoctor check --root tests/fixtures/roots/<root> --json` and checks the report
+ * against tests/e2e/NAME.case, then runs the text renderer (`--color never -v`) and compares it
+ * with the golden file tests/e2e/NAME.txt, the root's path replaced by @ROOT@. GD_BLESS=1 in the
+ * environment rewrites the golden file instead. A case file holds one directive per line ('#'
+ * starts a comment line):
+ *
+ *   root DIR                         the fixture, under tests/fixtures/roots
+ *   env NAME=VALUE                   passed as --env NAME=VALUE (in file order with env-file)
+ *   env-file FILE                    passed as --env-file tests/e2e/FILE
+ *   fifo PATH                        the root is copied into the work directory and PATH in the
+ *                                    copy replaced by a FIFO (git cannot store one)
+ *   exit N                           the expected exit status
+ *   finding ID SEVERITY              a finding that must be reported, with this severity
+ *   evidence ID: LABEL = VALUE [KIND REF]
+ *                                    a fact that finding ID must carry as evidence, written as
+ *                                    the text renderer writes it: "driver.libcuda.version =
+ *                                    550.54.14", "driver.libcuda.path = absent (reason)"; the
+ *                                    source in brackets is optional
+ *   no-finding ID                    a finding that must not be reported
+ *   fact LABEL = VALUE [KIND REF]    a fact the report's entities must hold, in the same form
+ *   stderr TEXT                      standard error must contain TEXT (else it must be empty)
+ *
+ * Every run has a deadline (a FIFO or a symlink loop must not hang gpudoctor), and every report
+ * must give each finding evidence, and each error and warning a fix.
+ */
+/* nftw() and realpath() are XSI. */
+#define _XOPEN_SOURCE 700
+
+#include <json-c/json.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EXIT_SKIP 77
+/* Seconds a gpudoctor run may take; the sanitizer build needs well under one. */
+#define DEADLINE_S 30
+/* Directives of each kind per case file. */
+#define ITEMS_MAX 64
+#define ARGS_MAX  (2 * ITEMS_MAX + 16)
+
+struct ctx {
+    const char *name, *gpudoctor, *src, *build, *work;
+};
+
+static int failures;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL: ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+    failures++;
+}
+
+/* ---- strings ------------------------------------------------------------------------------- */
+
+struct sb {
+    char *p;
+    size_t len, cap;
+};
+
+static void sb_add(struct sb *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            perror("realloc");
+            exit(2);
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(struct sb *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *tmp = malloc((size_t)n + 1);
+    if (!tmp) {
+        perror("malloc");
+        exit(2);
+    }
+    va_start(ap, fmt);
+    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, tmp, (size_t)n);
+    free(tmp);
+}
+
+static char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (!p) {
+        perror("strdup");
+        exit(2);
+    }
+    return p;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+    struct sb s = { 0 };
+    sb_printf(&s, "%s/%s", a, b);
+    return s.p;
+}
+
+/* Every occurrence of `from` in `text` replaced by `to`. New memory. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    struct sb s = { 0 };
+    size_t n = strlen(from);
+    const char *p = text, *hit;
+    sb_puts(&s, "");
+    while (n && (hit = strstr(p, from)) != NULL) {
+        sb_add(&s, p, (size_t)(hit - p));
+        sb_puts(&s, to);
+        p = hit + n;
+    }
+    sb_puts(&s, p);
+    return s.p;
+}
+
+/* A whole file, NUL-terminated; NULL (errno set) when it cannot be read. */
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct sb s = { 0 };
+    sb_puts(&s, "");
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sb_add(&s, chunk, n);
+    bool ok = !ferror(f);
+    fclose(f);
+    if (!ok) {
+        free(s.p);
+        return NULL;
+    }
+    if (len)
+        *len = s.len;
+    return s.p;
+}
+
+static bool write_all(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+/* ---- processes ----------------------------------------------------------------------------- */
+
+struct run {
+    int status; /* exit status; -1 when killed by a signal */
+    int signal;
+    char *out, *err;
+    size_t out_len, err_len;
+};
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
+
+/* The command as a shell would take it, for messages that say how to reproduce a failure. */
+static void print_command(const char *prefix, char *const argv[])
+{
+    printf("%s", prefix);
+    for (size_t i = 0; argv[i]; i++) {
+        bool plain = argv[i][0] != '\0';
+        for (const char *c = argv[i]; *c && plain; c++)
+            plain = isalnum((unsigned char)*c) || strchr("/._-=:,+@", *c);
+        const char *quote = plain ? "" : "'";
+        printf(" %s%s%s", quote, argv[i], quote);
+    }
+    printf("\n");
+}
+
+/* Run argv (searched on PATH when it has no slash) with stdin from /dev/null and stdout and
+ * stderr into files of `work`, killed after DEADLINE_S seconds. False when it could not run. */
+static bool run(char *const argv[], const char *work, struct run *r)
+{
+    memset(r, 0, sizeof *r);
+    char *out_path = path_join(work, "stdout"), *err_path = path_join(work, "stderr");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        free(out_path);
+        free(err_path);
+        return false;
+    }
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            _exit(126);
+        /* The alarm survives exec: a hung gpudoctor dies of SIGALRM. */
+        signal(SIGALRM, SIG_DFL);
+        alarm(DEADLINE_S);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0) {
+        if (errno != EINTR) {
+            perror("waitpid");
+            free(out_path);
+            free(err_path);
+            return false;
+        }
+    }
+    if (WIFEXITED(ws)) {
+        r->status = WEXITSTATUS(ws);
+    } else {
+        r->status = -1;
+        r->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    }
+    r->out = read_all(out_path, &r->out_len);
+    r->err = read_all(err_path, &r->err_len);
+    free(out_path);
+    free(err_path);
+    if (!r->out || !r->err) {
+        perror("reading the output of a command");
+        run_free(r);
+        return false;
+    }
+    if (r->status == 126 || r->status == 127) {
+        print_command("could not execute:", argv);
+        run_free(r);
+        return false;
+    }
+    return true;
+}
+
+/* Report how a run ended when it was not the expected exit status. */
+static void check_status(const struct run *r, int expected, const char *what)
+{
+    if (r->status == -1) {
+        fail("%s was killed by signal %d%s", what, r->signal,
+             r->signal == SIGALRM ? " (it ran past the deadline: a hang)" : "");
+        return;
+    }
+    if (r->status != expected)
+        fail("%s exited with %d, expected %d", what, r->status, expected);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    if (remove(path) != 0)
+        perror(path);
+    return 0;
+}
+
+/* An empty directory at `dir`, whatever was there before (a previous run's leftovers). */
+static bool fresh_dir(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) == 0)
+        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    struct sb partial = { 0 };
+    for (const char *p = dir; *p; p++) {
+        sb_add(&partial, p, 1);
+        if ((p[1] == '/' || p[1] == '\0') && partial.len > 1 && mkdir(partial.p, 0755) != 0 &&
+            errno != EEXIST) {
+            perror(partial.p);
+            free(partial.p);
+            return false;
+        }
+    }
+    free(partial.p);
+    return true;
+}
+
+/* ---- the report ---------------------------------------------------------------------------- */
+
+/* A fact of the JSON report as the text renderer writes it: "LABEL = VALUE" for a known fact,
+ * "LABEL = absent (reason)" or "LABEL = unknown (reason)" otherwise, with " [KIND REF]" after it
+ * when `with_source`. New memory. */
+static char *render_fact(const char *label, struct json_object *fact, bool with_source)
+{
+    struct json_object *state = NULL, *value = NULL, *reason = NULL, *source = NULL, *kind = NULL,
+                       *ref = NULL;
+    json_object_object_get_ex(fact, "state", &state);
+    json_object_object_get_ex(fact, "value", &value);
+    json_object_object_get_ex(fact, "reason", &reason);
+    json_object_object_get_ex(fact, "source", &source);
+    struct sb s = { 0 };
+    sb_printf(&s, "%s = ", label);
+    const char *st = state ? json_object_get_string(state) : "?";
+    if (strcmp(st, "known") == 0) {
+        sb_puts(&s, value ? json_object_get_string(value) : "?");
+    } else {
+        sb_puts(&s, st);
+        if (reason)
+            sb_printf(&s, " (%s)", json_object_get_string(reason));
+    }
+    if (with_source && source && json_object_object_get_ex(source, "kind", &kind) &&
+        json_object_object_get_ex(source, "ref", &ref))
+        sb_printf(&s, " [%s %s]", json_object_get_string(kind), json_object_get_string(ref));
+    return s.p;
+}
+
+/* Does `expected` (with or without its source) describe this fact? */
+static bool fact_matches(const char *label, struct json_object *fact, const char *expected)
+{
+    char *plain = render_fact(label, fact, false), *full = render_fact(label, fact, true);
+    bool match = strcmp(expected, plain) == 0 || strcmp(expected, full) == 0;
+    free(plain);
+    free(full);
+    return match;
+}
+
+static const char *str_field(struct json_object *o, const char *key)
+{
+    struct json_object *v;
+    return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+static char *evidence_label(struct json_object *ev)
+{
+    struct sb s = { 0 };
+    sb_printf(&s, "%s.%s", str_field(ev, "entity"), str_field(ev, "fact"));
+    return s.p;
+}
+
+static void print_evidence(struct json_object *finding)
+{
+    struct json_object *evidence = NULL;
+    json_object_object_get_ex(finding, "evidence", &evidence);
+    size_t n = evidence ? json_object_array_length(evidence) : 0;
+    printf("      %s (%s) carries %zu evidence fact%s:\n", str_field(finding, "id"),
+           str_field(finding, "severity"), n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *ev = json_object_array_get_idx(evidence, i);
+        char *label = evidence_label(ev);
+        char *text = render_fact(label, ev, true);
+        printf("        %s\n", text);
+        free(text);
+        free(label);
+    }
+}
+
+static void print_finding_ids(struct json_object *findings)
+{
+    printf("      reported:");
+    for (size_t i = 0; i < json_object_array_length(findings); i++) {
+        struct json_object *f = json_object_array_get_idx(findings, i);
+        printf(" %s(%s)", str_field(f, "id"), str_field(f, "severity"));
+    }
+    printf("\n");
+}
+
+/* Invariants of every report: findings carry evidence, problems carry a fix. */
+static void check_invariants(struct json_object *findings)
+{
+    for (size_t i = 0; i < json_object_array_length(findings); i++) {
+        struct json_object *f = json_object_array_get_idx(findings, i), *ev = NULL, *fix = NULL;
+        const char *id = str_field(f, "id"), *sev = str_field(f, "severity");
+        if (!json_object_object_get_ex(f, "evidence", &ev) || json_object_array_length(ev) == 0)
+            fail("finding %s carries no evidence", id);
+        bool problem = strcmp(sev, "error") == 0 || strcmp(sev, "warning") == 0;
+        if (problem &&
+            (!json_object_object_get_ex(f, "fix", &fix) || json_object_array_length(fix) == 0))
+            fail("%s finding %s carries no fix", sev, id);
+    }
+}
+
+/* The fact `label` ("entity.fact") among the report's entities, or NULL. */
+static struct json_object *entity_fact(struct json_object *report, const char *label)
+{
+    const char *dot = strchr(label, '.');
+    struct json_object *entities = NULL, *facts = NULL, *fact = NULL;
+    if (!dot || !json_object_object_get_ex(report, "entities", &entities))
+        return NULL;
+    size_t idlen = (size_t)(dot - label);
+    for (size_t i = 0; i < json_object_array_length(entities); i++) {
+        struct json_object *e = json_object_array_get_idx(entities, i);
+        const char *id = str_field(e, "id");
+        if (strlen(id) != idlen || strncmp(id, label, idlen) != 0)
+            continue;
+        if (json_object_object_get_ex(e, "facts", &facts) &&
+            json_object_object_get_ex(facts, dot + 1, &fact))
+            return fact;
+    }
+    return NULL;
+}
+
+/* ---- case files ---------------------------------------------------------------------------- */
+
+struct case_def {
+    char *root;
+    char *args[ARGS_MAX];
+    size_t nargs;
+    int exit_status;
+    bool have_exit;
+    char *finding_id[ITEMS_MAX], *finding_sev[ITEMS_MAX];
+    size_t nfinding;
+    char *evidence_id[ITEMS_MAX], *evidence_text[ITEMS_MAX];
+    size_t nevidence;
+    char *reject[ITEMS_MAX];
+    size_t nreject;
+    char *fact[ITEMS_MAX];
+    size_t nfact;
+    char *fifo[ITEMS_MAX];
+    size_t nfifo;
+    char *err_has[ITEMS_MAX];
+    size_t nerr;
+};
+
+static void case_free(struct case_def *c)
+{
+    free(c->root);
+    for (size_t i = 0; i < c->nargs; i++)
+        free(c->args[i]);
+    for (size_t i = 0; i < c->nfinding; i++) {
+        free(c->finding_id[i]);
+        free(c->finding_sev[i]);
+    }
+    for (size_t i = 0; i < c->nevidence; i++) {
+        free(c->evidence_id[i]);
+        free(c->evidence_text[i]);
+    }
+    for (size_t i = 0; i < c->nreject; i++)
+        free(c->reject[i]);
+    for (size_t i = 0; i < c->nfact; i++)
+        free(c->fact[i]);
+    for (size_t i = 0; i < c->nfifo; i++)
+        free(c->fifo[i]);
+    for (size_t i = 0; i < c->nerr; i++)
+        free(c->err_has[i]);
+}
+
+static bool add_item(char **items, size_t *n, const char *value, const char *where)
+{
+    if (*n == ITEMS_MAX) {
+        printf("%s: more than %d such lines\n", where, ITEMS_MAX);
+        return false;
+    }
+    items[(*n)++] = xstrdup(value);
+    return true;
+}
+
+static bool add_arg(struct case_def *c, const char *option, const char *value)
+{
+    if (c->nargs + 2 > ARGS_MAX)
+        return false;
+    c->args[c->nargs++] = xstrdup(option);
+    c->args[c->nargs++] = xstrdup(value);
+    return true;
+}
+
+/* One directive; false (after saying why) when the line is not one. */
+static bool case_line(struct case_def *c, const struct ctx *x, char *line, const char *where)
+{
+    char *sp = strchr(line, ' ');
+    if (!sp || !sp[1]) {
+        printf("%s: \"%s\" is not \"DIRECTIVE VALUE\"\n", where, line);
+        return false;
+    }
+    *sp = '\0';
+    const char *key = line, *rest = sp + 1;
+    if (strcmp(key, "root") == 0) {
+        free(c->root);
+        char *roots = path_join(x->src, "tests/fixtures/roots");
+        c->root = path_join(roots, rest);
+        free(roots);
+        return true;
+    }
+    if (strcmp(key, "env") == 0)
+        return add_arg(c, "--env", rest);
+    if (strcmp(key, "env-file") == 0) {
+        char *dir = path_join(x->src, "tests/e2e");
+        char *file = path_join(dir, rest);
+        bool ok = add_arg(c, "--env-file", file);
+        free(file);
+        free(dir);
+        return ok;
+    }
+    if (strcmp(key, "exit") == 0) {
+        c->exit_status = atoi(rest);
+        c->have_exit = true;
+        return true;
+    }
+    if (strcmp(key, "finding") == 0) {
+        const char *sev = strchr(rest, ' ');
+        if (!sev || c->nfinding == ITEMS_MAX) {
+            printf("%s: \"finding ID SEVERITY\"\n", where);
+            return false;
+        }
+        c->finding_id[c->nfinding] = strndup(rest, (size_t)(sev - rest));
+        c->finding_sev[c->nfinding++] = xstrdup(sev + 1);
+        return true;
+    }
+    if (strcmp(key, "evidence") == 0) {
+        const char *colon = strstr(rest, ": ");
+        if (!colon || c->nevidence == ITEMS_MAX) {
+            printf("%s: \"evidence ID: LABEL = VALUE\"\n", where);
+            return false;
+        }
+        c->evidence_id[c->nevidence] = strndup(rest, (size_t)(colon - rest));
+        c->evidence_text[c->nevidence++] = xstrdup(colon + 2);
+        return true;
+    }
+    if (strcmp(key, "no-finding") == 0)
+        return add_item(c->reject, &c->nreject, rest, where);
+    if (strcmp(key, "fact") == 0)
+        return add_item(c->fact, &c->nfact, rest, where);
+    if (strcmp(key, "fifo") == 0)
+        return add_item(c->fifo, &c->nfifo, rest, where);
+    if (strcmp(key, "stderr") == 0)
+        return add_item(c->err_has, &c->nerr, rest, where);
+    printf("%s: unknown directive \"%s\"\n", where, key);
+    return false;
+}
+
+static bool case_load(struct case_def *c, const struct ctx *x, const char *path)
+{
+    memset(c, 0, sizeof *c);
+    char *text = read_all(path, NULL);
+    if (!text) {
+        printf("cannot read %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    size_t lineno = 0;
+    for (char *line = text, *next; ok && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (!n || line[0] == '#')
+            continue;
+        char where[PATH_MAX + 32];
+        snprintf(where, sizeof where, "%s:%zu", path, lineno);
+        ok = case_line(c, x, line, where);
+    }
+    free(text);
+    if (ok && (!c->root || !c->have_exit)) {
+        printf("%s: a case needs \"root\" and \"exit\"\n", path);
+        ok = false;
+    }
+    return ok;
+}
+
+/* ---- one case ------------------------------------------------------------------------------ */
+
+static void check_findings(const struct case_def *c, struct json_object *report)
+{
+    struct json_object *findings = NULL;
+    if (!json_object_object_get_ex(report, "findings", &findings) ||
+        !json_object_is_type(findings, json_type_array)) {
+        fail("the report has no findings array");
+        return;
+    }
+    check_invariants(findings);
+    for (size_t i = 0; i < c->nfinding; i++) {
+        bool seen = false, right = false;
+        for (size_t k = 0; k < json_object_array_length(findings); k++) {
+            struct json_object *f = json_object_array_get_idx(findings, k);
+            if (strcmp(str_field(f, "id"), c->finding_id[i]) != 0)
+                continue;
+            seen = true;
+            right = right || strcmp(str_field(f, "severity"), c->finding_sev[i]) == 0;
+        }
+        if (!seen || !right) {
+            fail("expected finding %s with severity %s%s", c->finding_id[i], c->finding_sev[i],
+                 seen ? ", reported with another severity" : ", not reported");
+            print_finding_ids(findings);
+        }
+    }
+    for (size_t i = 0; i < c->nevidence; i++) {
+        bool seen = false, found = false;
+        for (size_t k = 0; k < json_object_array_length(findings) && !found; k++) {
+            struct json_object *f = json_object_array_get_idx(findings, k), *ev = NULL;
+            if (strcmp(str_field(f, "id"), c->evidence_id[i]) != 0)
+                continue;
+            seen = true;
+            json_object_object_get_ex(f, "evidence", &ev);
+            for (size_t e = 0; ev && e < json_object_array_length(ev) && !found; e++) {
+                struct json_object *fact = json_object_array_get_idx(ev, e);
+                char *label = evidence_label(fact);
+                found = fact_matches(label, fact, c->evidence_text[i]);
+                free(label);
+            }
+        }
+        if (found)
+            continue;
+        fail("finding %s lacks the evidence \"%s\"", c->evidence_id[i], c->evidence_text[i]);
+        for (size_t k = 0; k < json_object_array_length(findings); k++) {
+            struct json_object *f = json_object_array_get_idx(findings, k);
+            if (strcmp(str_field(f, "id"), c->evidence_id[i]) == 0)
+                print_evidence(f);
+        }
+        if (!seen)
+            print_finding_ids(findings);
+    }
+    for (size_t i = 0; i < c->nreject; i++) {
+        for (size_t k = 0; k < json_object_array_length(findings); k++) {
+            struct json_object *f = json_object_array_get_idx(findings, k);
+            if (strcmp(str_field(f, "id"), c->reject[i]) == 0) {
+                fail("finding %s must not be reported here", c->reject[i]);
+                print_evidence(f);
+            }
+        }
+    }
+    for (size_t i = 0; i < c->nfact; i++) {
+        const char *eq = strstr(c->fact[i], " = ");
+        char *label = eq ? strndup(c->fact[i], (size_t)(eq - c->fact[i])) : xstrdup(c->fact[i]);
+        struct json_object *fact = entity_fact(report, label);
+        if (!fact) {
+            fail("the report has no fact %s", label);
+        } else if (!fact_matches(label, fact, c->fact[i])) {
+            char *actual = render_fact(label, fact, true);
+            fail("expected the fact \"%s\", the report has \"%s\"", c->fact[i], actual);
+            free(actual);
+        }
+        free(label);
+    }
+}
+
+static void check_stderr(const struct run *r, char *const *has, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(r->err, has[i]))
+            fail("the standard error of %s lacks \"%s\"", what, has[i]);
+    if (n == 0 && r->err_len)
+        fail("%s wrote to standard error:\n%s", what, r->err);
+}
+
+/* The text output against tests/e2e/NAME.txt, or its new version under GD_BLESS=1. */
+static void check_golden(const struct ctx *x, const char *text)
+{
+    char *dir = path_join(x->src, "tests/e2e");
+    struct sb golden_name = { 0 };
+    sb_printf(&golden_name, "%s.txt", x->name);
+    char *golden = path_join(dir, golden_name.p);
+    char *actual_path = path_join(x->work, golden_name.p);
+    const char *bless = getenv("GD_BLESS");
+    if (bless && *bless && strcmp(bless, "0") != 0) {
+        if (write_all(golden, text, strlen(text)))
+            printf("blessed tests/e2e/%s\n", golden_name.p);
+        else
+            fail("cannot write %s: %s", golden, strerror(errno));
+        goto out;
+    }
+    char *expected = read_all(golden, NULL);
+    if (expected && strcmp(expected, text) == 0) {
+        free(expected);
+        goto out;
+    }
+    free(expected);
+    if (!write_all(actual_path, text, strlen(text))) {
+        fail("cannot write %s", actual_path);
+        goto out;
+    }
+    fail("the text output differs from tests/e2e/%s%s:", golden_name.p,
+         access(golden, F_OK) == 0 ? "" : " (which does not exist yet)");
+    char *diff[] = { "diff", "-u", access(golden, F_OK) == 0 ? golden : "/dev/null", actual_path,
+                     NULL };
+    struct run d;
+    if (run(diff, x->work, &d)) {
+        fputs(d.out, stdout);
+        run_free(&d);
+    }
+    printf("If the new output is right, re-bless it with:\n"
+           "  cd %s && GD_BLESS=1 ctest -R '^e2e\\.%s$'\n",
+           x->build, x->name);
+out:
+    free(golden_name.p);
+    free(golden);
+    free(actual_path);
+    free(dir);
+}
+
+/* The root to inspect: the fixture itself, or a copy with FIFOs planted in it. New memory. */
+static char *prepare_root(const struct ctx *x, const struct case_def *c)
+{
+    if (c->nfifo == 0)
+        return realpath(c->root, NULL);
+    char *copy = path_join(x->work, "root");
+    char *cp[] = { "cp", "-RP", c->root, copy, NULL };
+    struct run r;
+    if (!run(cp, x->work, &r) || r.status != 0) {
+        fail("cannot copy %s to %s: %s", c->root, copy, r.err ? r.err : "");
+        run_free(&r);
+        free(copy);
+        return NULL;
+    }
+    run_free(&r);
+    for (size_t i = 0; i < c->nfifo; i++) {
+        char *p = path_join(copy, c->fifo[i]);
+        if ((unlink(p) != 0 && errno != ENOENT) || mkfifo(p, 0644) != 0) {
+            fail("cannot make the FIFO %s: %s", p, strerror(errno));
+            free(p);
+            free(copy);
+            return NULL;
+        }
+        free(p);
+    }
+    char *real = realpath(copy, NULL);
+    free(copy);
+    return real;
+}
+
+static int run_case(const struct ctx *x)
+{
+    char *dir = path_join(x->src, "tests/e2e");
+    struct sb file = { 0 };
+    sb_printf(&file, "%s/%s.case", dir, x->name);
+    free(dir);
+    struct case_def c;
+    bool loaded = case_load(&c, x, file.p);
+    free(file.p);
+    if (!loaded) {
+        case_free(&c);
+        return 2;
+    }
+    char *root = prepare_root(x, &c);
+    if (!root) {
+        if (!failures)
+            fail("cannot resolve the root %s: %s", c.root, strerror(errno));
+        case_free(&c);
+        return 1;
+    }
+
+    char *argv[ARGS_MAX + 16];
+    size_t n = 0;
+    argv[n++] = (char *)x->gpudoctor;
+    argv[n++] = "check";
+    argv[n++] = "--root";
+    argv[n++] = root;
+    size_t format_at = n;
+    argv[n++] = "--json";
+    for (size_t i = 0; i < c.nargs; i++)
+        argv[n++] = c.args[i];
+    argv[n] = NULL;
+    print_command("$", argv);
+    struct run r;
+    if (run(argv, x->work, &r)) {
+        check_status(&r, c.exit_status, "gpudoctor --json");
+        check_stderr(&r, c.err_has, c.nerr, "gpudoctor --json");
+        enum json_tokener_error jerr;
+        struct json_object *report = json_tokener_parse_verbose(r.out, &jerr);
+        if (!report)
+            fail("the output of --json is not JSON (%s):\n%s", json_tokener_error_desc(jerr),
+                 r.out);
+        else
+            check_findings(&c, report);
+        json_object_put(report);
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
+    }
+
+    /* The same run through the text renderer, every finding and fact shown. */
+    char *text_argv[ARGS_MAX + 16];
+    size_t t = 0;
+    for (size_t i = 0; i < format_at; i++)
+        text_argv[t++] = argv[i];
+    text_argv[t++] = "--color";
+    text_argv[t++] = "never";
+    text_argv[t++] = "-v";
+    for (size_t i = format_at + 1; i < n; i++)
+        text_argv[t++] = argv[i];
+    text_argv[t] = NULL;
+    print_command("$", text_argv);
+    if (run(text_argv, x->work, &r)) {
+        check_status(&r, c.exit_status, "gpudoctor (text)");
+        check_stderr(&r, c.err_has, c.nerr, "gpudoctor (text)");
+        /* A run that was killed has nothing worth comparing, let alone blessing. */
+        if (r.status != -1) {
+            char *normal = replace_all(r.out, root, "@ROOT@");
+            check_golden(x, normal);
+            free(normal);
+        }
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
+    }
+    free(root);
+    case_free(&c);
+    return failures ? 1 : 0;
+}
+
+/* ---- this machine -------------------------------------------------------------------------- */
+
+/* Where distributions, NVIDIA's installer and the container toolkit put libcuda.so.1 (the list
+ * gpudoctor's driver probe searches). */
+static const char *const driver_lib_dirs[] = {
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+    "/usr/local/nvidia/lib64",   "/usr/local/nvidia/lib"
+};
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == needle[k])
+            k++;
+        if (k == n)
+            return true;
+    }
+    return false;
+}
+
+/* Why this machine is not one without an NVIDIA driver, or NULL when it is one. */
+static const char *has_driver(char *buf, size_t size)
+{
+    struct stat st;
+    if (lstat("/proc/driver/nvidia/version", &st) == 0)
+        return "/proc/driver/nvidia/version exists: the NVIDIA kernel module is loaded";
+    if (lstat("/sys/module/nvidia", &st) == 0)
+        return "/sys/module/nvidia exists: the NVIDIA kernel module is loaded";
+    char *modules = read_all("/proc/modules", NULL);
+    bool listed = modules && (strncmp(modules, "nvidia ", 7) == 0 || strstr(modules, "\nnvidia "));
+    free(modules);
+    if (listed)
+        return "/proc/modules lists nvidia";
+    for (size_t i = 0; i < sizeof driver_lib_dirs / sizeof *driver_lib_dirs; i++) {
+        snprintf(buf, size, "%s/libcuda.so.1", driver_lib_dirs[i]);
+        if (lstat(buf, &st) == 0) {
+            snprintf(buf, size,
+                     "%s/libcuda.so.1 exists: the NVIDIA driver's libraries are "
+                     "installed",
+                     driver_lib_dirs[i]);
+            return buf;
+        }
+    }
+    char *version = read_all("/proc/version", NULL);
+    bool wsl = version && contains_ci(version, "microsoft");
+    free(version);
+    if (wsl || lstat("/usr/lib/wsl/lib", &st) == 0)
+        return "this is WSL, where the Windows driver serves the GPU";
+    return NULL;
+}
+
+static int run_live(const struct ctx *x)
+{
+    char buf[PATH_MAX + 128];
+    const char *why = has_driver(buf, sizeof buf);
+    if (why) {
+        printf("skipped: this machine is not one without an NVIDIA driver (%s)\n", why);
+        return EXIT_SKIP;
+    }
+    char *argv[] = { (char *)x->gpudoctor, "--json", NULL };
+    print_command("$", argv);
+    struct run r;
+    if (!run(argv, x->work, &r)) {
+        fail("cannot run %s", x->gpudoctor);
+        return 1;
+    }
+    check_status(&r, 1, "gpudoctor --json on this machine");
+    check_stderr(&r, NULL, 0, "gpudoctor --json on this machine");
+    struct case_def c;
+    memset(&c, 0, sizeof c);
+    c.finding_id[c.nfinding] = xstrdup("driver.not-installed");
+    c.finding_sev[c.nfinding++] = xstrdup("error");
+    static const char *const evidence[] = {
+        "driver.kernel_module.version = absent [file /proc/driver/nvidia/version]",
+        "driver.module.nvidia.loaded = false",
+        "driver.libcuda.path = absent (no libcuda.so.1 in the driver library directories)",
+        "devices.nvidiactl.present = false [path /dev/nvidiactl]",
+    };
+    for (size_t i = 0; i < sizeof evidence / sizeof *evidence; i++) {
+        c.evidence_id[c.nevidence] = xstrdup("driver.not-installed");
+        c.evidence_text[c.nevidence++] = xstrdup(evidence[i]);
+    }
+    c.reject[c.nreject++] = xstrdup("driver.ok");
+    c.fact[c.nfact++] = xstrdup("host.live = true");
+    c.fact[c.nfact++] = xstrdup("host.root = /");
+    struct json_object *report = json_tokener_parse(r.out);
+    if (!report)
+        fail("the output of --json is not JSON:\n%s", r.out);
+    else
+        check_findings(&c, report);
+    json_object_put(report);
+    run_free(&r);
+    case_free(&c);
+
+    /* The default command and renderer say the same. */
+    char *text_argv[] = { (char *)x->gpudoctor, "--color", "never", NULL };
+    print_command("$", text_argv);
+    if (run(text_argv, x->work, &r)) {
+        check_status(&r, 1, "gpudoctor on this machine");
+        if (!strstr(r.out, "[driver.not-installed]"))
+            fail("the text output lacks [driver.not-installed]:\n%s", r.out);
+        run_free(&r);
+    }
+    return failures ? 1 : 0;
+}
+
+/* ---- the command line ---------------------------------------------------------------------- */
+
+/* In args: @ROOT@ a healthy fixture root, @ROOTS@ the fixture directory, @OUT@ a file of the
+ * work directory, @WORK@ the work directory, @SRC@ the source tree. */
+struct cli_test {
+    const char *name;
+    const char *args[12];
+    int status;
+    const char *out_has[4]; /* stdout must contain each; NULL: stdout must be empty */
+    const char *err_has[4]; /* stderr must contain each; NULL: stderr must be empty */
+    const char *file_has;   /* @OUT@ must exist and contain this */
+};
+
+static const struct cli_test cli_tests[] = {
+    { .name = "unknown-option",
+      .args = { "check", "--bogus" },
+      .status = 2,
+      .err_has = { "gpudoctor check: unknown option '--bogus'", "Try 'gpudoctor check --help'" } },
+    { .name = "unknown-option-default-command",
+      .args = { "--root", "@ROOT@", "--verbos" },
+      .status = 2,
+      .err_has = { "unknown option '--verbos'" } },
+    { .name = "unexpected-argument",
+      .args = { "check", "extra" },
+      .status = 2,
+      .err_has = { "unexpected argument 'extra'" } },
+    { .name = "unknown-command",
+      .args = { "frobnicate" },
+      .status = 2,
+      .err_has = { "unknown command 'frobnicate'" } },
+    { .name = "missing-value",
+      .args = { "check", "--root" },
+      .status = 2,
+      .err_has = { "--root needs a value" } },
+    { .name = "missing-value-env",
+      .args = { "--root", "@ROOT@", "--env" },
+      .status = 2,
+      .err_has = { "--env needs a value" } },
+    { .name = "missing-value-output",
+      .args = { "--root", "@ROOT@", "-o" },
+      .status = 2,
+      .err_has = { "-o needs a value" } },
+    { .name = "root-not-directory",
+      .args = { "--root", "@ROOTS@/ubuntu-550/proc/version" },
+      .status = 2,
+      .err_has = { "not a directory" } },
+    { .name = "root-missing",
+      .args = { "--root", "@WORK@/no-such-root" },
+      .status = 2,
+      .err_has = { "no such file or directory" } },
+    { .name = "bad-format",
+      .args = { "--root", "@ROOT@", "--format", "yaml" },
+      .status = 2,
+      .err_has = { "unknown format 'yaml'" } },
+    { .name = "bad-color",
+      .args = { "--root", "@ROOT@", "--color", "sometimes" },
+      .status = 2,
+      .err_has = { "--color takes auto, always or never, not 'sometimes'" } },
+    { .name = "bad-env",
+      .args = { "--root", "@ROOT@", "--env", "CUDA_HOME" },
+      .status = 2,
+      .err_has = { "--env takes NAME=VALUE, not 'CUDA_HOME'" } },
+    { .name = "env-file-missing",
+      .args = { "--root", "@ROOT@", "--env-file", "@WORK@/missing.env" },
+      .status = 2,
+      .err_has = { "--env-file '", "missing.env': no such file or directory" } },
+    { .name = "env-file-malformed",
+      .args = { "--root", "@ROOT@", "--env-file", "@SRC@/tests/e2e/cli-malformed.env", "--json" },
+      .status = 0,
+      .out_has = { "\"CUDA_VISIBLE_DEVICES\": {", "\"value\": \"0,1\"" },
+      .err_has = { "cli-malformed.env: 2 malformed lines skipped" } },
+    { .name = "format-prometheus",
+      .args = { "--root", "@ROOT@", "--format", "prometheus" },
+      .status = 0,
+      .out_has = { "# TYPE gpudoctor_finding gauge\n",
+                   "gpudoctor_finding{id=\"driver.ok\",severity=\"ok\"} 1\n",
+                   "gpudoctor_findings{severity=\"error\"} 0\n", "gpudoctor_worst_severity 0\n" } },
+    { .name = "format-markdown",
+      .args = { "--root", "@ROOT@", "--format=markdown" },
+      .status = 0,
+      .out_has = { "## gpudoctor report\n", "0 error(s), 0 warning(s), 0 info, 2 ok",
+                   "| NVIDIA driver 550.54.14 is loaded; kernel module and libcuda match | "
+                   "`driver.ok` |" } },
+    { .name = "format-json-exit-1",
+      .args = { "--root", "@ROOTS@/no-driver", "--format", "json" },
+      .status = 1,
+      .out_has = { "\"schema\": \"gpudoctor.report/1\"", "\"id\": \"driver.not-installed\"" } },
+    { .name = "output-file",
+      .args = { "--root", "@ROOT@", "--format", "prometheus", "-o", "@OUT@" },
+      .status = 0,
+      .file_has = "gpudoctor_finding{id=\"devices.ok\",severity=\"ok\"} 1\n" },
+    { .name = "output-file-long",
+      .args = { "--root", "@ROOT@", "--json", "--output=@OUT@" },
+      .status = 0,
+      .file_has = "\"schema\": \"gpudoctor.report/1\"" },
+    { .name = "output-unwritable",
+      .args = { "--root", "@ROOT@", "-o", "@WORK@/no-such-dir/report.txt" },
+      .status = 2,
+      .err_has = { "cannot write", "no-such-dir/report.txt" } },
+    { .name = "help", .args = { "--help" }, .status = 0, .out_has = { "Usage: gpudoctor" } },
+    { .name = "check-help",
+      .args = { "check", "--help" },
+      .status = 0,
+      .out_has = { "Usage: gpudoctor [check] [OPTIONS]", "--root DIR", "--env-file FILE" } },
+    { .name = "version", .args = { "--version" }, .status = 0, .out_has = { "gpudoctor " } },
+};
+
+static char *expand(const char *arg, const struct ctx *x)
+{
+    char *roots = path_join(x->src, "tests/fixtures/roots");
+    char *root = path_join(roots, "ubuntu-550");
+    char *out = path_join(x->work, "out");
+    /* @ROOTS@ before @ROOT@, which is its prefix. */
+    char *a = replace_all(arg, "@ROOTS@", roots);
+    char *b = replace_all(a, "@ROOT@", root);
+    char *c = replace_all(b, "@OUT@", out);
+    char *d = replace_all(c, "@WORK@", x->work);
+    char *e = replace_all(d, "@SRC@", x->src);
+    free(roots);
+    free(root);
+    free(out);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    return e;
+}
+
+static void check_has(const char *text, const char *const has[4], const char *what)
+{
+    if (!has[0] && *text)
+        fail("%s should be empty, it holds:\n%s", what, text);
+    for (size_t i = 0; i < 4 && has[i]; i++)
+        if (!strstr(text, has[i]))
+            fail("%s lacks \"%s\"; it holds:\n%s", what, has[i], text);
+}
+
+static int run_cli(const struct ctx *x)
+{
+    const struct cli_test *t = NULL;
+    for (size_t i = 0; i < sizeof cli_tests / sizeof *cli_tests; i++)
+        if (strcmp(cli_tests[i].name, x->name) == 0)
+            t = &cli_tests[i];
+    if (!t) {
+        printf("no command-line test named %s\n", x->name);
+        return 2;
+    }
+    char *argv[16];
+    size_t n = 0;
+    argv[n++] = xstrdup(x->gpudoctor);
+    for (size_t i = 0; i < 12 && t->args[i]; i++)
+        argv[n++] = expand(t->args[i], x);
+    argv[n] = NULL;
+    print_command("$", argv);
+    struct run r;
+    if (run(argv, x->work, &r)) {
+        check_status(&r, t->status, "gpudoctor");
+        check_has(r.out, t->out_has, "standard output");
+        check_has(r.err, t->err_has, "standard error");
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
+    }
+    char *out = path_join(x->work, "out");
+    char *tmp = path_join(x->work, "out.tmp");
+    if (t->file_has) {
+        char *data = read_all(out, NULL);
+        if (!data)
+            fail("-o did not write %s: %s", out, strerror(errno));
+        else if (!strstr(data, t->file_has))
+            fail("%s lacks \"%s\"; it holds:\n%s", out, t->file_has, data);
+        free(data);
+    }
+    if (access(tmp, F_OK) == 0)
+        fail("%s was left behind", tmp);
+    free(out);
+    free(tmp);
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 7) {
+        fprintf(stderr, "usage: gd_e2e case|live|cli NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    char *work = path_join(argv[6], argv[2]);
+    struct ctx x = { argv[2], argv[3], argv[4], argv[5], work };
+    int rc = 2;
+    if (!fresh_dir(work))
+        goto out;
+    if (strcmp(mode, "case") == 0)
+        rc = run_case(&x);
+    else if (strcmp(mode, "live") == 0)
+        rc = run_live(&x);
+    else if (strcmp(mode, "cli") == 0)
+        rc = run_cli(&x);
+    else
+        fprintf(stderr, "gd_e2e: unknown mode %s\n", mode);
+    if (rc == 0)
+        printf("ok: %s\n", x.name);
+    else if (rc == 1)
+        printf("%d check%s failed\n", failures, failures == 1 ? "" : "s");
+out:
+    free(work);
+    return rc;
+}
