@@ -76,4 +76,57 @@ enum gd_status gd_os_getcwd(char **out);
 /* The canonical absolute host path of an existing directory (new memory). */
 enum gd_status gd_os_realpath(const char *path, char **out);
 
+/* ---- child processes with a deadline ----------------------------------------------------------
+ * Every call into a vendor library runs in a child: a crash, an abort, a hang or an exit there
+ * ends the child, never gpudoctor. The child reports through a pipe with gd_child_send(); the
+ * parent gets everything sent and how the child ended. */
+
+struct gd_child_out;
+typedef void (*gd_child_fn)(void *arg, struct gd_child_out *out);
+
+/* In the child: send "KEY VALUE\n" to the parent (VALUE printf-formatted; newlines in it are
+ * replaced by spaces). */
+void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+enum gd_child_end {
+    GD_CHILD_EXITED,    /* `code` is the exit status */
+    GD_CHILD_SIGNALED,  /* `code` is the signal (SIGSEGV, SIGABRT, ...) */
+    GD_CHILD_TIMED_OUT, /* killed at the deadline */
+};
+
+struct gd_child_result {
+    enum gd_child_end end;
+    int code;
+    char *output; /* what the child sent, NUL-terminated (new memory), never NULL on GD_OK */
+    size_t len;
+    bool truncated; /* the child sent more than max_output */
+    unsigned long long elapsed_ns;
+};
+
+/* Run fn(arg) in a new process (its standard output and error go to /dev/null) and wait at most
+ * `timeout_ms`. GD_OK whenever the child ran, however it ended; GD_ECHILD when no child could be
+ * started. Free the result with gd_child_result_free. */
+enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, size_t max_output,
+                               struct gd_child_result *result);
+
+/* Start several children at once and wait for all (each with its own deadline), so that slow
+ * ones overlap. `results` has `n` entries. */
+struct gd_child_job {
+    gd_child_fn fn;
+    void *arg;
+};
+enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
+                                  size_t max_output, struct gd_child_result *results);
+void gd_child_result_free(struct gd_child_result *result);
+/* "SIGSEGV", "SIGABRT", ... or "signal N" (constant or written into buf). */
+const char *gd_os_signal_name(int sig, char *buf, size_t size);
+
+/* ---- dynamic loading (only ever in a child) ----------------------------------------------------
+ */
+
+/* dlopen(path, RTLD_NOW | RTLD_LOCAL); NULL with the loader's message in `err`. */
+void *gd_os_dlopen(const char *path, char *err, size_t size);
+void *gd_os_dlsym(void *handle, const char *symbol);
+
 #endif

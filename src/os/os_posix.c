@@ -6,15 +6,20 @@
 #include "core/env.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -300,4 +305,262 @@ enum gd_status gd_os_getcwd(char **out)
         return from_errno(errno);
     *out = gd_strdup(buf);
     return *out ? GD_OK : GD_ENOMEM;
+}
+
+/* ---- child processes ------------------------------------------------------------------------- */
+
+struct gd_child_out {
+    int fd;
+};
+
+void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...)
+{
+    char value[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    for (char *p = value; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    char line[4096 + 256];
+    int n = snprintf(line, sizeof line, "%s %s\n", key, value);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(out->fd, line + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        done += (size_t)w;
+    }
+}
+
+struct running {
+    pid_t pid;
+    int fd; /* read end, -1 once closed */
+    bool reaped;
+    struct gd_child_result *res;
+    size_t cap, max;
+    unsigned long long start;
+};
+
+static void child_main(gd_child_fn fn, void *arg, int fd)
+{
+    /* Its own process group, so a child that forks again is killed as a whole. */
+    setpgid(0, 0);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct gd_child_out out = { fd };
+    fn(arg, &out);
+    /* _exit: no atexit handlers, no flushing of buffers inherited from the parent. */
+    _exit(0);
+}
+
+static void append(struct running *r, const char *buf, size_t n)
+{
+    struct gd_child_result *res = r->res;
+    if (res->len + n > r->max) {
+        n = r->max - res->len;
+        res->truncated = true;
+    }
+    if (n == 0)
+        return;
+    if (gd_grow((void **)&res->output, &r->cap, res->len + n + 1, 1) != 0) {
+        res->truncated = true;
+        return;
+    }
+    memcpy(res->output + res->len, buf, n);
+    res->len += n;
+    res->output[res->len] = '\0';
+}
+
+static void reap(struct running *r, int status)
+{
+    r->reaped = true;
+    r->res->elapsed_ns = gd_os_monotonic_ns() - r->start;
+    if (r->res->end == GD_CHILD_TIMED_OUT)
+        return;
+    if (WIFSIGNALED(status)) {
+        r->res->end = GD_CHILD_SIGNALED;
+        r->res->code = WTERMSIG(status);
+    } else {
+        r->res->end = GD_CHILD_EXITED;
+        r->res->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+}
+
+enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
+                                  size_t max_output, struct gd_child_result *results)
+{
+    struct running *run = gd_calloc(n ? n : 1, sizeof *run);
+    if (!run)
+        return GD_ENOMEM;
+    enum gd_status st = GD_OK;
+    fflush(NULL); /* buffered output must not be written twice */
+    for (size_t i = 0; i < n; i++) {
+        memset(&results[i], 0, sizeof results[i]);
+        run[i].res = &results[i];
+        run[i].max = max_output;
+        run[i].fd = -1;
+        run[i].reaped = true;
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) {
+            st = GD_ECHILD;
+            break;
+        }
+        run[i].start = gd_os_monotonic_ns();
+        pid_t pid = fork();
+        if (pid < 0) {
+            close(p[0]);
+            close(p[1]);
+            st = GD_ECHILD;
+            break;
+        }
+        if (pid == 0) {
+            close(p[0]);
+            child_main(jobs[i].fn, jobs[i].arg, p[1]);
+        }
+        setpgid(pid, pid); /* also from the parent: no race with the child's own call */
+        close(p[1]);
+        run[i].pid = pid;
+        run[i].fd = p[0];
+        run[i].reaped = false;
+    }
+    unsigned long long deadline =
+        gd_os_monotonic_ns() + (unsigned long long)timeout_ms * 1000000ULL;
+    for (;;) {
+        struct pollfd fds[64];
+        size_t idx[64], nfds = 0;
+        bool waiting = false;
+        for (size_t i = 0; i < n; i++) {
+            if (run[i].fd >= 0 && nfds < 64) {
+                fds[nfds].fd = run[i].fd;
+                fds[nfds].events = POLLIN;
+                idx[nfds++] = i;
+            }
+            if (!run[i].reaped) {
+                int status;
+                pid_t w = waitpid(run[i].pid, &status, WNOHANG);
+                if (w == run[i].pid)
+                    reap(&run[i], status);
+            }
+            waiting |= !run[i].reaped || run[i].fd >= 0;
+        }
+        if (!waiting)
+            break;
+        unsigned long long now = gd_os_monotonic_ns();
+        if (now >= deadline) {
+            for (size_t i = 0; i < n; i++) {
+                if (!run[i].reaped) {
+                    run[i].res->end = GD_CHILD_TIMED_OUT;
+                    kill(-run[i].pid, SIGKILL);
+                    kill(run[i].pid, SIGKILL);
+                    int status;
+                    waitpid(run[i].pid, &status, 0);
+                    reap(&run[i], status);
+                }
+                if (run[i].fd >= 0) {
+                    close(run[i].fd);
+                    run[i].fd = -1;
+                }
+            }
+            break;
+        }
+        /* Wake at least every 10 ms to reap children whose pipe a grandchild keeps open. */
+        int wait_ms = (int)((deadline - now) / 1000000ULL) + 1;
+        if (wait_ms > 10)
+            wait_ms = 10;
+        int pr = nfds ? poll(fds, nfds, wait_ms) : (usleep(1000), 0);
+        if (pr < 0 && errno != EINTR)
+            break;
+        for (size_t k = 0; k < nfds && pr > 0; k++) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            struct running *r = &run[idx[k]];
+            char buf[4096];
+            ssize_t got = read(r->fd, buf, sizeof buf);
+            if (got > 0) {
+                append(r, buf, (size_t)got);
+            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+                close(r->fd);
+                r->fd = -1;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (run[i].fd >= 0)
+            close(run[i].fd);
+        if (!results[i].output) {
+            results[i].output = gd_strdup("");
+            if (!results[i].output && st == GD_OK)
+                st = GD_ENOMEM;
+        }
+    }
+    gd_free(run);
+    return st;
+}
+
+enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, size_t max_output,
+                               struct gd_child_result *result)
+{
+    struct gd_child_job job = { fn, arg };
+    return gd_os_children_run(&job, 1, timeout_ms, max_output, result);
+}
+
+void gd_child_result_free(struct gd_child_result *result)
+{
+    if (!result)
+        return;
+    gd_free(result->output);
+    result->output = NULL;
+    result->len = 0;
+}
+
+const char *gd_os_signal_name(int sig, char *buf, size_t size)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGTRAP:
+        return "SIGTRAP";
+    default:
+        snprintf(buf, size, "signal %d", sig);
+        return buf;
+    }
+}
+
+void *gd_os_dlopen(const char *path, char *err, size_t size)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h && err && size) {
+        const char *e = dlerror();
+        snprintf(err, size, "%s", e ? e : "dlopen failed");
+    }
+    return h;
+}
+
+void *gd_os_dlsym(void *handle, const char *symbol)
+{
+    return dlsym(handle, symbol);
 }
