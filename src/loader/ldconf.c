@@ -2,8 +2,8 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "core/glob.h"
 #include "core/str.h"
+#include "sysroot/glob.h"
 #include "sysroot/sysroot.h"
 
 #include <stdio.h>
@@ -103,43 +103,6 @@ static bool on_dir(void *user, const char *text, size_t line)
 
 static void read_file(struct reading *r, const char *path);
 
-/* Expand a glob pattern component by component inside the root (glob(3) sorts its results). */
-static void expand(struct reading *r, const char *dir, const char *rest)
-{
-    while (*rest == '/')
-        rest++;
-    if (!*rest) {
-        read_file(r, dir);
-        return;
-    }
-    size_t n = strcspn(rest, "/");
-    char comp[1024];
-    if (n >= sizeof comp)
-        return;
-    memcpy(comp, rest, n);
-    comp[n] = '\0';
-    const char *next = rest + n;
-    if (!gd_glob_has_magic(comp)) {
-        char *path = gd_path_join(dir, comp);
-        if (path && (*next == '\0' || gd_root_is_dir(r->root, path)))
-            expand(r, path, next);
-        gd_free(path);
-        return;
-    }
-    struct gd_names names;
-    if (gd_root_list(r->root, dir, &names) != GD_OK)
-        return;
-    for (size_t i = 0; i < names.count && r->status == GD_OK; i++) {
-        if (!gd_glob_match(comp, names.names[i]))
-            continue;
-        char *path = gd_path_join(dir, names.names[i]);
-        if (path)
-            expand(r, path, next);
-        gd_free(path);
-    }
-    gd_names_free(&names);
-}
-
 static bool on_include(void *user, const char *pattern, size_t line)
 {
     struct reading *r = user;
@@ -162,11 +125,19 @@ static bool on_include(void *user, const char *pattern, size_t line)
         else
             snprintf(base, sizeof base, "/");
     }
+    char *full = gd_path_join(base, pattern);
+    struct gd_strlist files = { 0 };
+    enum gd_status st = full ? gd_root_glob(r->root, full, GD_LDCONF_MAX_DIRS, &files) : GD_ENOMEM;
+    gd_free(full);
+    if (st == GD_ENOMEM)
+        r->status = st;
     const char *saved = r->file;
     r->depth++;
-    expand(r, base, pattern);
+    for (size_t i = 0; i < files.count && r->status == GD_OK; i++)
+        read_file(r, files.items[i]);
     r->depth--;
     r->file = saved;
+    gd_strlist_free(&files);
     return r->status == GD_OK;
 }
 

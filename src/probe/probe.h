@@ -8,6 +8,7 @@
 #define GD_PROBE_PROBE_H
 
 #include "core/env.h"
+#include "core/strlist.h"
 #include "core/version.h"
 #include "core/report.h"
 #include "sysroot/sysroot.h"
@@ -46,6 +47,10 @@ bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_ver
  * name or libc.so.6's release banner. `ref` names the source. False when none is found. */
 bool gd_glibc_version(struct gd_root *root, char *version, size_t size, enum gd_source_kind *kind,
                       char *ref, size_t refsize);
+
+/* The site-packages and dist-packages directories of the Python installations in the root
+ * (system, /usr/local, conda, virtualenvs, pyenv, ~/.local), appended to `out`, each once. */
+enum gd_status gd_find_site_packages(struct gd_probe_ctx *ctx, struct gd_strlist *out);
 
 void gd_probe_host(struct gd_probe_ctx *ctx);
 void gd_probe_kernel_module(struct gd_probe_ctx *ctx);

@@ -1,0 +1,96 @@
+#include "parse/record.h"
+
+#include "core/str.h"
+
+#include <string.h>
+
+#define PATH_MAX_LEN 4096
+
+/* One CSV field: quoted ("" is a quote) or up to the next comma. */
+static bool field(struct gd_span *rest, char *out, size_t size)
+{
+    size_t o = 0;
+    if (rest->n && rest->p[0] == '"') {
+        size_t i = 1;
+        for (;;) {
+            if (i >= rest->n)
+                return false;
+            char c = rest->p[i++];
+            if (c == '"') {
+                if (i < rest->n && rest->p[i] == '"') {
+                    i++;
+                } else {
+                    break;
+                }
+            }
+            if (o + 1 >= size)
+                return false;
+            out[o++] = c;
+        }
+        rest->p += i;
+        rest->n -= i;
+    } else {
+        size_t i = 0;
+        while (i < rest->n && rest->p[i] != ',') {
+            if (o + 1 >= size)
+                return false;
+            out[o++] = rest->p[i++];
+        }
+        rest->p += i;
+        rest->n -= i;
+    }
+    out[o] = '\0';
+    if (rest->n && rest->p[0] == ',') {
+        rest->p++;
+        rest->n--;
+    }
+    return true;
+}
+
+void gd_parse_record(const char *data, size_t len, gd_record_fn fn, void *user)
+{
+    char path[PATH_MAX_LEN], hash[256], size[32];
+    const char *cur = data, *end = data + len;
+    struct gd_span line;
+    while (gd_next_line(&cur, end, &line)) {
+        if (line.n == 0 || memchr(line.p, '\0', line.n))
+            continue;
+        struct gd_span rest = line;
+        if (!field(&rest, path, sizeof path) || !path[0])
+            continue;
+        long long n = -1;
+        if (field(&rest, hash, sizeof hash) && field(&rest, size, sizeof size) && size[0]) {
+            n = 0;
+            for (const char *p = size; *p; p++) {
+                if (!gd_is_digit(*p) || n > 1000000000000000LL) {
+                    n = -1;
+                    break;
+                }
+                n = n * 10 + (*p - '0');
+            }
+        }
+        if (!fn(user, path, n))
+            return;
+    }
+}
+
+bool gd_dist_info_name(const char *dir, char *name, size_t name_size, char *version,
+                       size_t version_size)
+{
+    static const char suffix[] = ".dist-info";
+    size_t n = strlen(dir), sl = sizeof suffix - 1;
+    if (n <= sl || strcmp(dir + n - sl, suffix) != 0)
+        return false;
+    /* Wheel names escape '-' in the distribution name as '_', so the first '-' ends it. */
+    const char *dash = memchr(dir, '-', n - sl);
+    if (!dash || dash == dir || dash + 1 == dir + n - sl)
+        return false;
+    size_t nl = (size_t)(dash - dir), vl = (size_t)(dir + n - sl - dash - 1);
+    if (nl >= name_size || vl >= version_size)
+        return false;
+    memcpy(name, dir, nl);
+    name[nl] = '\0';
+    memcpy(version, dash + 1, vl);
+    version[vl] = '\0';
+    return true;
+}
