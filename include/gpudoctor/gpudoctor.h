@@ -103,6 +103,15 @@ GD_API enum gd_status gd_options_load_env_file(struct gd_options *opts, const ch
  */
 GD_API enum gd_status gd_options_set_kb_dir(struct gd_options *opts, const char *dir);
 
+/*
+ * Ask each CUDA library of the live machine its own version (cudaRuntimeGetVersion,
+ * cudnnGetVersion, ncclGetVersion, cublasGetProperty), loading it in a child process with a
+ * deadline. Off by default: loading costs time and memory (cuBLAS pulls in the 500 MiB
+ * cuBLASLt) and runs vendor code, while file names, headers and wheel records usually state
+ * the version already. Never done under a foreign root.
+ */
+GD_API enum gd_status gd_options_set_calls(struct gd_options *opts, bool enabled);
+
 /* ---- running a check ------------------------------------------------------------------------- */
 
 struct gd_report;

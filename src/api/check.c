@@ -64,7 +64,7 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     if (st != GD_OK)
         goto out;
 
-    struct gd_probe_ctx ctx = { root, env, report, kb };
+    struct gd_probe_ctx ctx = { root, env, report, kb, opts && opts->calls };
     gd_probe_host(&ctx);
     gd_probe_kernel_module(&ctx);
     gd_probe_device_nodes(&ctx);
@@ -72,6 +72,7 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     gd_probe_container(&ctx);
     gd_probe_wsl(&ctx);
     gd_probe_env(&ctx);
+    gd_probe_inventory(&ctx);
     gd_probe_root(&ctx);
     record_kb(report, kb);
 

@@ -66,6 +66,14 @@ enum gd_status gd_options_clear_env(struct gd_options *o)
     return GD_OK;
 }
 
+enum gd_status gd_options_set_calls(struct gd_options *o, bool enabled)
+{
+    if (!o)
+        return GD_EINVAL;
+    o->calls = enabled;
+    return GD_OK;
+}
+
 enum gd_status gd_options_set_kb_dir(struct gd_options *o, const char *dir)
 {
     if (!o)

@@ -11,6 +11,7 @@ struct gd_options {
     char *kb_dir;         /* --kb override directory, or NULL */
     struct gd_env *extra; /* variables set with gd_options_set_env */
     bool clear_env;       /* ignore the process environment even for the live root */
+    bool calls;           /* ask libraries their versions (gd_options_set_calls) */
 };
 
 #endif

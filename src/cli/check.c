@@ -17,6 +17,8 @@ static const char usage[] =
     "  --env-file FILE     read NAME=VALUE lines from FILE (docker's --env-file format)\n"
     "  --no-env            ignore this process's environment (the default under --root)\n"
     "  --kb DIR            knowledge-base tables in DIR replace the embedded ones\n"
+    "  --calls             also ask each CUDA library its version, loading it in a child\n"
+    "                      process (slower: cuBLAS alone loads 500 MiB)\n"
     "  --json              print the full report as JSON (same as --format json)\n"
     "  --format FORMAT     text (default), json, markdown or prometheus\n"
     "  -o, --output FILE   write the report to FILE (replaced atomically)\n"
@@ -77,6 +79,8 @@ int gd_cmd_check(int argc, char **argv)
             color_when = "never";
         } else if (gd_args_flag(&a, NULL, "--no-env")) {
             gd_options_clear_env(opts);
+        } else if (gd_args_flag(&a, NULL, "--calls")) {
+            gd_options_set_calls(opts, true);
         } else if (gd_args_value(&a, NULL, "--format", &value, &bad)) {
             if (!bad && parse_format(value, &format) != 0) {
                 gd_usage_error("check", "unknown format '%s' (text, json, markdown, prometheus)",

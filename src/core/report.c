@@ -35,6 +35,11 @@ void gd_report_free(struct gd_report *r)
     gd_free(r);
 }
 
+void gd_report_set_failed(struct gd_report *r)
+{
+    r->failed = true;
+}
+
 bool gd_report_failed(const struct gd_report *r)
 {
     return r->failed;

@@ -67,6 +67,8 @@ static inline struct gd_source gd_src(enum gd_source_kind kind, const char *ref)
 
 /* New empty report, or NULL when out of memory. */
 struct gd_report *gd_report_new(void);
+/* Mark the report as failed (a probe ran out of memory on its own data). */
+void gd_report_set_failed(struct gd_report *report);
 /* True once any addition ran out of memory. */
 bool gd_report_failed(const struct gd_report *report);
 struct gd_arena *gd_report_arena(struct gd_report *report);

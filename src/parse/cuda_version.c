@@ -9,10 +9,11 @@
 /* version.json is a few KiB; anything larger is not one and is not handed to the JSON parser. */
 #define VERSION_JSON_MAX (1024 * 1024)
 
-enum gd_status gd_parse_cuda_version_json(const char *data, size_t len, struct gd_version *out)
+enum gd_status gd_parse_component_version_json(const char *data, size_t len, const char *component,
+                                               struct gd_version *out)
 {
     memset(out, 0, sizeof *out);
-    if (len > VERSION_JSON_MAX)
+    if (len > VERSION_JSON_MAX || len > INT_MAX)
         return GD_ELIMIT;
     struct json_tokener *tok = json_tokener_new();
     if (!tok)
@@ -20,13 +21,21 @@ enum gd_status gd_parse_cuda_version_json(const char *data, size_t len, struct g
     struct json_object *root = json_tokener_parse_ex(tok, data, (int)len);
     json_tokener_free(tok);
     enum gd_status st = GD_EFORMAT;
-    struct json_object *cuda, *version;
-    if (root && json_object_object_get_ex(root, "cuda", &cuda) &&
-        json_object_object_get_ex(cuda, "version", &version) &&
+    struct json_object *comp, *version;
+    if (root && json_object_is_type(root, json_type_object) &&
+        json_object_object_get_ex(root, component, &comp) &&
+        json_object_is_type(comp, json_type_object) &&
+        json_object_object_get_ex(comp, "version", &version) &&
         json_object_is_type(version, json_type_string))
         st = gd_version_parse(json_object_get_string(version), out);
     json_object_put(root);
     return st == GD_OK ? GD_OK : GD_EFORMAT;
+}
+
+enum gd_status gd_parse_cuda_version_json(const char *data, size_t len, struct gd_version *out)
+{
+    /* The toolkit's own entry: {"cuda": {"name": "CUDA SDK", "version": "12.2.2"}}. */
+    return gd_parse_component_version_json(data, len, "cuda", out);
 }
 
 enum gd_status gd_parse_cuda_version_txt(const char *data, size_t len, struct gd_version *out)

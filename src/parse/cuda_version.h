@@ -13,6 +13,9 @@
 #include <stddef.h>
 
 enum gd_status gd_parse_cuda_version_json(const char *data, size_t len, struct gd_version *out);
+/* A component's version in version.json: {"cuda_cudart": {"version": "12.4.127"}, ...}. */
+enum gd_status gd_parse_component_version_json(const char *data, size_t len, const char *component,
+                                               struct gd_version *out);
 enum gd_status gd_parse_cuda_version_txt(const char *data, size_t len, struct gd_version *out);
 /* The integer value of `#define NAME <int>` in a C header; GD_EFORMAT when absent. */
 enum gd_status gd_parse_header_define(const char *data, size_t len, const char *name, long *value);

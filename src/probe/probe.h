@@ -22,6 +22,7 @@ struct gd_probe_ctx {
     const struct gd_env *env;
     struct gd_report *report;
     const struct gd_kb *kb;
+    bool calls; /* load libraries in children to ask their versions (live root only) */
 };
 
 /* Small text files (os-release, /proc entries, headers) are read whole up to this size. */
@@ -59,6 +60,8 @@ void gd_probe_driver_libs(struct gd_probe_ctx *ctx);
 void gd_probe_container(struct gd_probe_ctx *ctx);
 void gd_probe_wsl(struct gd_probe_ctx *ctx);
 void gd_probe_env(struct gd_probe_ctx *ctx);
+/* Every copy of the CUDA family libraries, their versions and what the loader picks. */
+void gd_probe_inventory(struct gd_probe_ctx *ctx);
 /* Last: turns the root's anomalies (loops, escapes, unreadable files) into facts. */
 void gd_probe_root(struct gd_probe_ctx *ctx);
 
