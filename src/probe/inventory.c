@@ -52,6 +52,7 @@ struct copy {
     char *origin;
     bool loader_dir, stub;
     char soname[256];
+    enum gd_status elf_status; /* reading its ELF headers */
     char name_version[64];
     char *name_version_path;
     char header_version[64], *header_path;
@@ -562,13 +563,16 @@ static void find_wheel(struct inventory *inv, struct copy *c)
 static void read_soname(struct inventory *inv, struct copy *c)
 {
     struct gd_os_file *f;
-    if (gd_root_open(inv->ctx->root, c->real, &f) != GD_OK)
-        return;
-    struct gd_elf *elf = NULL;
-    if (gd_elf_read_file(f, &elf) == GD_OK && elf->soname)
-        snprintf(c->soname, sizeof c->soname, "%s", elf->soname);
-    gd_elf_free(elf);
-    gd_os_close(f);
+    enum gd_status st = gd_root_open(inv->ctx->root, c->real, &f);
+    if (st == GD_OK) {
+        struct gd_elf *elf = NULL;
+        st = gd_elf_read_file(f, &elf);
+        if (st == GD_OK && elf->soname)
+            snprintf(c->soname, sizeof c->soname, "%s", elf->soname);
+        gd_elf_free(elf);
+        gd_os_close(f);
+    }
+    c->elf_status = st;
 }
 
 /* ---- version calls (the live machine only) -------------------------------------------------- */
@@ -637,7 +641,8 @@ static void resolve_sonames(struct inventory *inv, struct gd_loader *loader)
     struct gd_strlist asked = { 0 };
     for (size_t i = 0; i < inv->ncopies && inv->status == GD_OK; i++) {
         const char *soname = inv->copies[i].soname;
-        if (!soname[0] || inv->copies[i].stub || gd_strlist_contains(&asked, soname))
+        /* A stub's SONAME (libcuda.so.1) is asked too: finding the stub there is the failure. */
+        if (!soname[0] || gd_strlist_contains(&asked, soname))
             continue;
         if (gd_strlist_push(&asked, soname) != GD_OK) {
             fail(inv, GD_ENOMEM);
@@ -697,8 +702,14 @@ static void record_copy(struct inventory *inv, const struct copy *c)
     snprintf(elf_ref, sizeof elf_ref, "%s:DT_SONAME", c->real);
     if (c->soname[0])
         gd_fact_str(e, "soname", c->soname, gd_src(GD_SOURCE_ELF, elf_ref));
-    else
+    else if (c->elf_status == GD_OK)
         gd_fact_absent(e, "soname", "no DT_SONAME", gd_src(GD_SOURCE_ELF, elf_ref));
+    else
+        gd_fact_unknown(e, "soname",
+                        c->elf_status == GD_EFORMAT || c->elf_status == GD_ETRUNCATED
+                            ? "not an ELF file"
+                            : gd_status_str(c->elf_status),
+                        gd_src(GD_SOURCE_ELF, elf_ref));
     if (c->name_version[0])
         gd_fact_str(e, "version.name", c->name_version,
                     gd_src(GD_SOURCE_PATH, c->name_version_path));
@@ -727,28 +738,32 @@ static void record_copy(struct inventory *inv, const struct copy *c)
                             : "not the live machine: nothing under --root is loaded",
                         gd_src(GD_SOURCE_CALL, gd_kb_str(c->row, "call")));
     }
-    /* The best single version: what the library says, then its wheel, header, toolkit, name. */
-    const char *best = NULL, *from = NULL;
-    char callv[GD_VERSION_TEXT_MAX];
-    if (c->has_call && c->call.ok) {
+    /* The single version to show: the most authoritative source (the library's own answer,
+     * then its wheel, header, toolkit, file name), stated as precisely as any source that
+     * agrees with it ("13.0" from the call, "13.0.96" from the wheel). */
+    char callv[GD_VERSION_TEXT_MAX] = "";
+    if (c->has_call && c->call.ok)
         gd_version_format(&c->call.version, callv, sizeof callv);
-        best = callv;
-        from = "version.call";
-    } else if (c->meta_record) {
-        best = c->meta_version;
-        from = "version.wheel";
-    } else if (c->header_path) {
-        best = c->header_version;
-        from = "version.header";
-    } else if (c->json_path) {
-        best = c->json_version;
-        from = "version.json";
-    } else if (c->name_version[0]) {
-        best = c->name_version;
-        from = "version.name";
+    const char *values[] = { callv, c->meta_record ? c->meta_version : "",
+                             c->header_path ? c->header_version : "",
+                             c->json_path ? c->json_version : "", c->name_version };
+    static const char *const sources[] = { "version.call", "version.wheel", "version.header",
+                                           "version.json", "version.name" };
+    int primary = -1, best = -1;
+    struct gd_version pv, bv, v;
+    for (int i = 0; i < 5; i++) {
+        if (!values[i][0] || gd_version_parse(values[i], &v) != GD_OK)
+            continue;
+        if (primary < 0) {
+            primary = best = i;
+            pv = bv = v;
+        } else if (gd_version_has_prefix(&v, &pv) && v.nparts > bv.nparts) {
+            best = i;
+            bv = v;
+        }
     }
-    if (best)
-        gd_fact_str(e, "version", best, gd_src(GD_SOURCE_DERIVED, from));
+    if (best >= 0)
+        gd_fact_str(e, "version", values[best], gd_src(GD_SOURCE_DERIVED, sources[best]));
     else
         gd_fact_unknown(e, "version", "no file name, header, version.json or wheel states it", at);
     if (c->selected_for) {
