@@ -270,6 +270,9 @@ static enum gd_status host_for(struct gd_root *root, const char *path, bool foll
 {
     *host = NULL;
     if (root->live) {
+        /* The same cap as gd_root_resolve: past it gd_root_host_path would fail as ENOMEM. */
+        if (strlen(path) > GD_ROOT_PATH_MAX)
+            return GD_ELIMIT;
         *host = gd_root_host_path(root, path);
         return *host ? GD_OK : GD_ENOMEM;
     }
