@@ -13,6 +13,10 @@ struct gd_root {
     bool live;
     struct gd_anomaly *anomalies;
     size_t nanomalies, cap, dropped;
+    /* The last anomaly dropped: one event is noted twice (by the resolver, then by the caller
+     * that got its status), and must be counted once. */
+    enum gd_anomaly_kind last_drop_kind;
+    unsigned long long last_drop_hash; /* 0 when none */
 };
 
 enum gd_status gd_root_new(const char *dir, struct gd_root **out)
@@ -66,6 +70,15 @@ const char *gd_root_dir(const struct gd_root *root)
     return root->dir;
 }
 
+/* FNV-1a, never 0. */
+static unsigned long long path_hash(const char *s)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
 /* Remember an anomaly once per (kind, path). Out of memory here only loses the note. */
 static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *path,
                  const char *detail)
@@ -74,6 +87,11 @@ static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *pa
         if (root->anomalies[i].kind == kind && strcmp(root->anomalies[i].path, path) == 0)
             return;
     if (root->nanomalies == GD_ROOT_ANOMALY_MAX) {
+        unsigned long long h = path_hash(path);
+        if (h == root->last_drop_hash && kind == root->last_drop_kind)
+            return;
+        root->last_drop_hash = h;
+        root->last_drop_kind = kind;
         root->dropped++;
         return;
     }

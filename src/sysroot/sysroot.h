@@ -96,7 +96,8 @@ enum gd_status gd_root_access(struct gd_root *root, const char *path, bool read,
 
 size_t gd_root_anomaly_count(const struct gd_root *root);
 const struct gd_anomaly *gd_root_anomaly_at(const struct gd_root *root, size_t i);
-/* Anomalies seen but not stored because GD_ROOT_ANOMALY_MAX was reached. */
+/* Anomalies seen but not stored because GD_ROOT_ANOMALY_MAX was reached (one met again after
+ * others may be counted again: dropped ones are not remembered). */
 size_t gd_root_anomalies_dropped(const struct gd_root *root);
 const char *gd_anomaly_kind_name(enum gd_anomaly_kind kind);
 
