@@ -227,8 +227,13 @@ static enum gd_status load_override(struct gd_kb *kb, const char *dir, const cha
     }
     if (st != GD_OK)
         return st;
+    char *origin = gd_strdup(path);
+    if (!origin) {
+        gd_kb_table_free(t);
+        return GD_ENOMEM;
+    }
     gd_free(t->origin);
-    t->origin = gd_strdup(path);
+    t->origin = origin;
     return add_table(kb, t);
 }
 
