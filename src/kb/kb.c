@@ -70,8 +70,9 @@ static bool validate(struct gd_kb_table *t, char *problem, size_t size)
     struct json_object *format, *v;
     if (!json_object_is_type(t->root, json_type_object))
         return fail(problem, size, "not a JSON object");
+    /* json_object_get_int() converts: "1", 1.5 and true would all read as 1. */
     if (!json_object_object_get_ex(t->root, "format", &format) ||
-        json_object_get_int(format) != KB_FORMAT)
+        !json_object_is_type(format, json_type_int) || json_object_get_int64(format) != KB_FORMAT)
         return fail(problem, size, "missing or unsupported \"format\" (expected 1)");
     if (!json_object_object_get_ex(t->root, "table", &v) ||
         !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), t->name))
