@@ -132,6 +132,9 @@ enum gd_status gd_kb_table_parse(const char *name, const char *data, size_t len,
         gd_kb_table_free(t);
         return GD_ENOMEM;
     }
+    /* Strict: the tables are JSON that other tools read too, and json-c's default mode also
+     * accepts trailing commas and numbers with leading zeros. Trailing data is checked below. */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     t->root = json_tokener_parse_ex(tok, data, (int)len);
     enum json_tokener_error err = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
