@@ -17,6 +17,7 @@ struct gd_root {
      * that got its status), and must be counted once. */
     enum gd_anomaly_kind last_drop_kind;
     unsigned long long last_drop_hash; /* 0 when none */
+    bool out_of_memory;                /* sticky: see gd_root_out_of_memory */
 };
 
 enum gd_status gd_root_new(const char *dir, struct gd_root **out)
@@ -96,12 +97,15 @@ static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *pa
         return;
     }
     if (gd_grow((void **)&root->anomalies, &root->cap, root->nanomalies + 1,
-                sizeof *root->anomalies) != 0)
+                sizeof *root->anomalies) != 0) {
+        root->out_of_memory = true;
         return;
+    }
     char *p = gd_strdup(path), *d = gd_strdup(detail ? detail : "");
     if (!p || !d) {
         gd_free(p);
         gd_free(d);
+        root->out_of_memory = true;
         return;
     }
     root->anomalies[root->nanomalies++] = (struct gd_anomaly){ kind, p, d };
@@ -119,6 +123,9 @@ static void note_status(struct gd_root *root, enum gd_status status, const char 
         break;
     case GD_ENOTREG:
         note(root, GD_ANOMALY_NOT_REGULAR, path, "not a regular file");
+        break;
+    case GD_ENOMEM:
+        root->out_of_memory = true;
         break;
     default:
         break;
@@ -199,8 +206,10 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         return GD_ELIMIT;
     struct walk w = { .out_len = 0, .links = 0 };
     w.rest = gd_strdup(path);
-    if (!w.rest)
+    if (!w.rest) {
+        root->out_of_memory = true;
         return GD_ENOMEM;
+    }
     enum gd_status st = GD_OK;
     bool escaped = false;
     size_t pos = 0;
@@ -279,6 +288,8 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
     }
     gd_free(w.rest);
     gd_free(w.last_target);
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
     return st;
 }
 
@@ -411,7 +422,10 @@ static enum gd_status read_up_to(struct gd_root *root, const char *path, size_t 
         gd_buf_free(&b);
         return st;
     }
-    return gd_buf_take(&b, data, len);
+    st = gd_buf_take(&b, data, len);
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
+    return st;
 }
 
 enum gd_status gd_root_read_file(struct gd_root *root, const char *path, size_t cap, char **data,
@@ -507,6 +521,11 @@ const struct gd_anomaly *gd_root_anomaly_at(const struct gd_root *root, size_t i
 size_t gd_root_anomalies_dropped(const struct gd_root *root)
 {
     return root->dropped;
+}
+
+bool gd_root_out_of_memory(const struct gd_root *root)
+{
+    return root->out_of_memory;
 }
 
 const char *gd_anomaly_kind_name(enum gd_anomaly_kind kind)
