@@ -27,6 +27,7 @@ struct gd_kb {
     size_t ntables, cap;
     char **problems;
     size_t nproblems, cap_problems;
+    bool out_of_memory; /* a problem could not be recorded */
 };
 
 static void add_problem(struct gd_kb *kb, const char *fmt, ...)
@@ -43,6 +44,7 @@ static void add_problem(struct gd_kb *kb, const char *fmt, ...)
     if (!copy || gd_grow((void **)&kb->problems, &kb->cap_problems, kb->nproblems + 1,
                          sizeof *kb->problems) != 0) {
         gd_free(copy);
+        kb->out_of_memory = true;
         return;
     }
     kb->problems[kb->nproblems++] = copy;
@@ -272,6 +274,9 @@ enum gd_status gd_kb_open(const char *override_dir, struct gd_kb **out)
         }
         gd_os_closedir(d);
     }
+    /* A lost problem would hide a table that was not used. */
+    if (st == GD_OK && kb->out_of_memory)
+        st = GD_ENOMEM;
     if (st != GD_OK) {
         gd_kb_free(kb);
         return st;
