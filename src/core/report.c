@@ -40,6 +40,11 @@ bool gd_report_failed(const struct gd_report *r)
     return r->failed;
 }
 
+void gd_report_out_of_memory(struct gd_report *r)
+{
+    r->failed = true;
+}
+
 struct gd_arena *gd_report_arena(struct gd_report *r)
 {
     return r->arena;
