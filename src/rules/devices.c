@@ -75,6 +75,8 @@ static void not_accessible(struct gd_report *r)
     struct collect c = { .what = "accessible", .want_true = false };
     gd_buf_init(&c.names, 4096);
     each_node(r, collect_node, &c);
+    if (gd_buf_status(&c.names) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     if (c.count) {
         c.f = gd_finding_add(r, "devices.permission-denied", GD_SEV_ERROR,
                              "This user may not open %s", gd_buf_str(&c.names));
@@ -98,6 +100,8 @@ static void not_char_device(struct gd_report *r)
     struct collect c = { .what = "type", .type_not = "character device" };
     gd_buf_init(&c.names, 4096);
     each_node(r, collect_node, &c);
+    if (gd_buf_status(&c.names) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     if (c.count) {
         c.f = gd_finding_add(r, "devices.not-char-device", GD_SEV_ERROR,
                              "%s %s not a character device", gd_buf_str(&c.names),

@@ -130,6 +130,9 @@ static void ld_library_path(struct gd_report *r)
         if (entries[i].path && (!entries[i].cuda || same_minor(entries[i].cuda, keep)))
             gd_buf_printf(&value, "%s%s", value.len ? ":" : "", entries[i].path);
     }
+    /* A list cut short by out of memory would make a wrong title and fix. */
+    if (gd_buf_status(&versions) == GD_ENOMEM || gd_buf_status(&value) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     struct gd_finding *f = gd_finding_add(r, "env.ld-library-path-mixed-cuda", GD_SEV_WARNING,
                                           "LD_LIBRARY_PATH mixes CUDA %s", gd_buf_str(&versions));
     gd_finding_set_why(f, "A program then loads libcudart from one toolkit and cuBLAS, cuFFT or "
@@ -267,6 +270,8 @@ static void values(struct gd_report *r, const struct gd_kb *kb)
         gd_buf_init(&expected, 4096);
         for (size_t k = 0; k < nvalues; k++)
             gd_buf_printf(&expected, "%s%s", k ? ", " : "", gd_kb_list_at(row, "values", k));
+        if (gd_buf_status(&expected) == GD_ENOMEM)
+            gd_report_out_of_memory(r);
         if (nvalues && !gd_kb_list_has(row, "values", v)) {
             invalid_value(r, t, row, var, v, gd_buf_str(&expected));
         } else if (kind && strcmp(kind, "fraction") == 0 && !valid_fraction(v)) {
@@ -285,6 +290,8 @@ static void values(struct gd_report *r, const struct gd_kb *kb)
                 gd_buf_init(&keys, 4096);
                 for (size_t k = 0; k < gd_kb_list_len(row, "keys"); k++)
                     gd_buf_printf(&keys, "%s%s", k ? ", " : "", gd_kb_list_at(row, "keys", k));
+                if (gd_buf_status(&keys) == GD_ENOMEM)
+                    gd_report_out_of_memory(r);
                 gd_finding_add_fix(f,
                                    "Write it as option:value pairs separated by commas, with "
                                    "options among: %s (older PyTorch releases know fewer).",
