@@ -276,6 +276,8 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         struct gd_buf d;
         gd_buf_init(&d, GD_ROOT_PATH_MAX * 3);
         gd_buf_printf(&d, "%s -> %s", w.last_link, w.last_target);
+        if (gd_buf_status(&d) == GD_ENOMEM)
+            root->out_of_memory = true; /* the note would lose its detail */
         note(root, GD_ANOMALY_ESCAPE, path, gd_buf_str(&d));
         gd_buf_free(&d);
     }
