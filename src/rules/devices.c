@@ -186,11 +186,16 @@ void gd_rule_devices(struct gd_report *r, const struct gd_kb *kb)
         problem = problem || gd_report_finding_count(r) != before;
     }
     if (!problem) {
-        struct gd_finding *f = gd_finding_add(r, "devices.ok", GD_SEV_OK,
-                                              "%lld GPU device file%s, /dev/nvidiactl and "
-                                              "/dev/nvidia-uvm are present",
-                                              gpus, gpus == 1 ? "" : "s");
-        gd_finding_add_evidence(f, gd_rf(r, "devices", "gpus"));
+        /* An unknown count (an unreadable /dev) is said so, never printed as a number. */
+        struct gd_finding *f =
+            gpus < 0 ? gd_finding_add(r, "devices.ok", GD_SEV_OK,
+                                      "/dev/nvidiactl and /dev/nvidia-uvm are present (the GPU "
+                                      "device files could not be counted)")
+                     : gd_finding_add(r, "devices.ok", GD_SEV_OK,
+                                      "%lld GPU device file%s, /dev/nvidiactl and "
+                                      "/dev/nvidia-uvm are present",
+                                      gpus, gpus == 1 ? "" : "s");
+        gd_finding_add_evidence(f, gpus < 0 ? count : gd_rf(r, "devices", "gpus"));
         gd_finding_add_evidence(f, gd_rf(r, "devices", "nvidiactl.present"));
         gd_finding_add_evidence(f, gd_rf(r, "devices", "nvidia-uvm.present"));
     }
