@@ -69,6 +69,9 @@ static inline struct gd_source gd_src(enum gd_source_kind kind, const char *ref)
 struct gd_report *gd_report_new(void);
 /* True once any addition ran out of memory. */
 bool gd_report_failed(const struct gd_report *report);
+/* Mark the report failed, as an addition that ran out of memory does: for allocations outside
+ * the report (a probe's own path or buffer) whose loss would otherwise pass unnoticed. */
+void gd_report_out_of_memory(struct gd_report *report);
 struct gd_arena *gd_report_arena(struct gd_report *report);
 /* Copy a string into the report's arena (NULL stays NULL; NULL and sticky failure on ENOMEM). */
 const char *gd_report_strdup(struct gd_report *report, const char *s);

@@ -49,7 +49,8 @@ static void probe_os_release(struct gd_probe_ctx *ctx, struct gd_entity *host)
             continue;
         if (st == GD_OK) {
             struct os_release o = { host, paths[i] };
-            gd_parse_kv(data, len, GD_KV_SHELL, on_os_release, &o, NULL);
+            if (gd_parse_kv(data, len, GD_KV_SHELL, on_os_release, &o, NULL) != GD_OK)
+                gd_report_out_of_memory(ctx->report);
             gd_free(data);
             if (!gd_entity_fact(host, "os.id"))
                 gd_fact_unknown(host, "os.id", "no ID= line", gd_src(GD_SOURCE_FILE, paths[i]));
@@ -77,6 +78,8 @@ static void first_line_fact(struct gd_probe_ctx *ctx, struct gd_entity *e, const
     char *text = gd_strndup(t.p, t.n);
     if (text)
         gd_fact_str(e, name, text, gd_src(GD_SOURCE_FILE, path));
+    else
+        gd_report_out_of_memory(ctx->report);
     gd_free(text);
     gd_free(data);
 }
@@ -136,6 +139,8 @@ static bool glibc_from_dir(struct gd_probe_ctx *ctx, struct gd_entity *host, con
             char *path = gd_path_join(dir, names.names[i]);
             if (path)
                 gd_fact_str(host, "glibc.version", version, gd_src(GD_SOURCE_PATH, path));
+            else
+                gd_report_out_of_memory(ctx->report);
             gd_free(path);
             found = true;
         }
@@ -144,6 +149,8 @@ static bool glibc_from_dir(struct gd_probe_ctx *ctx, struct gd_entity *host, con
         char *path = gd_path_join(dir, "libc.so.6");
         char *data = NULL;
         size_t len;
+        if (!path)
+            gd_report_out_of_memory(ctx->report);
         if (path && gd_root_read_file(ctx->root, path, LIBC_READ_MAX, &data, &len) == GD_OK &&
             gd_libc_version_from_banner(data, len, version, sizeof version)) {
             gd_fact_str(host, "glibc.version", version, gd_src(GD_SOURCE_FILE, path));
