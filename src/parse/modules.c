@@ -122,12 +122,16 @@ void gd_cmdline_blacklists(const char *data, size_t len, const char *module,
 {
     memset(out, 0, sizeof *out);
     struct gd_span rest = { data, len }, word;
-    char modeset[64];
+    /* "nouveau.modeset=0": a module parameter name, where '-' and '_' are one character. */
+    char modeset[64], modeset_name[64];
     snprintf(modeset, sizeof modeset, "%s.modeset=0", module);
+    snprintf(modeset_name, sizeof modeset_name, "%s.modeset", module);
     static const char *const keys[] = { "modprobe.blacklist=", "module_blacklist=",
                                         "rd.driver.blacklist=" };
     while (!out->blacklisted && next_word(&rest, &word)) {
-        if (gd_span_eq(word, modeset)) {
+        struct gd_span name, value;
+        if (gd_span_split(word, '=', &name, &value) && gd_span_eq(value, "0") &&
+            name.n == strlen(modeset) - 2 && same_module(name, modeset_name)) {
             set(out, 0, word);
             break;
         }

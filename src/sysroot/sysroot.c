@@ -292,6 +292,17 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
             root->out_of_memory = true; /* the note would lose its detail */
         note(root, GD_ANOMALY_ESCAPE, path, escape);
     }
+    /* A trailing '/' asks for a directory: "file/" is ENOTDIR, as the kernel says. */
+    size_t plen = strlen(path);
+    if (st == GD_OK && plen > 1 && path[plen - 1] == '/' && w.out_len > 0) {
+        char *host = gd_root_host_path(root, w.out);
+        struct gd_os_stat s;
+        if (!host)
+            st = GD_ENOMEM;
+        else if (gd_os_stat(host, &s) == GD_OK && s.type != GD_FT_DIR)
+            st = GD_ENOTDIR;
+        gd_free(host);
+    }
     if (st == GD_OK) {
         if (w.out_len == 0)
             w.out[w.out_len++] = '/';

@@ -125,6 +125,8 @@ static const struct bl_case cmdline_cases[] = {
     { "nouveau", "module_blacklist=nouveau quiet", true, 0, "module_blacklist=nouveau" },
     { "nouveau", "rd.driver.blacklist=nouveau\n", true, 0, "rd.driver.blacklist=nouveau" },
     { "nvidia_drm", "modprobe.blacklist=nvidia-drm", true, 0, "modprobe.blacklist=nvidia-drm" },
+    /* Parameter names on the command line treat '-' and '_' alike, like module names. */
+    { "nvidia_drm", "quiet nvidia-drm.modeset=0", true, 0, "nvidia-drm.modeset=0" },
     { "nouveau", "quiet splash", false, 0, "" },
     { "nouveau", "", false, 0, "" },
     { "nouveau", "nouveau.modeset=1", false, 0, "" },

@@ -142,6 +142,9 @@ static const struct resolve_case resolve_cases[] = {
     { "/etc/../etc/passwd", true, GD_OK, "/etc/passwd" },
     /* ".." at "/" stays at "/", as the kernel does for the real root. */
     { "/../../etc/passwd", true, GD_OK, "/etc/passwd" },
+    /* A trailing '/' asks for a directory, as the kernel reads it. */
+    { "/etc/passwd/", true, GD_ENOTDIR, NULL },
+    { "/etc/", true, GD_OK, "/etc" },
     /* Relative and absolute links, in the last component and in the middle. */
     { "/usr/lib/x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
       "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
