@@ -78,7 +78,9 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
 
     gd_rules_run(report, kb);
     gd_report_sort_findings(report);
-    if (gd_report_failed(report)) {
+    /* A probe may have taken a read that ran out of memory for a missing file: only a root
+     * read without such a failure gives findings worth returning. */
+    if (gd_report_failed(report) || gd_root_out_of_memory(root)) {
         st = GD_ENOMEM;
         goto out;
     }

@@ -47,6 +47,12 @@ enum gd_status gd_options_set_root(struct gd_options *o, const char *dir)
 {
     if (!o || !dir || !*dir)
         return GD_EINVAL;
+    struct gd_os_stat st;
+    enum gd_status s = gd_os_stat(dir, &st);
+    if (s != GD_OK)
+        return s;
+    if (st.type != GD_FT_DIR)
+        return GD_ENOTDIR;
     return replace(&o->root, dir);
 }
 

@@ -70,7 +70,10 @@ static enum gd_status setup(const struct gd_options *opts, bool record_tries, st
         return st;
     enum gd_source_kind kind;
     char ref[256];
-    if (!gd_glibc_version(w->root, w->glibc, sizeof w->glibc, &kind, ref, sizeof ref))
+    st = gd_glibc_version(w->root, w->glibc, sizeof w->glibc, &kind, ref, sizeof ref);
+    if (st == GD_ENOMEM)
+        return st;
+    if (st != GD_OK)
         w->glibc[0] = '\0';
     char *cwd = NULL;
     if (live && gd_os_getcwd(&cwd) == GD_ENOMEM)

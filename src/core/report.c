@@ -35,14 +35,14 @@ void gd_report_free(struct gd_report *r)
     gd_free(r);
 }
 
-void gd_report_set_failed(struct gd_report *r)
-{
-    r->failed = true;
-}
-
 bool gd_report_failed(const struct gd_report *r)
 {
     return r->failed;
+}
+
+void gd_report_out_of_memory(struct gd_report *r)
+{
+    r->failed = true;
 }
 
 struct gd_arena *gd_report_arena(struct gd_report *r)
@@ -101,10 +101,13 @@ struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, co
     return e;
 }
 
-static struct gd_fact *new_fact(struct gd_entity *e, const char *name, struct gd_source source)
+/* Record a fact. Every string is copied before the fact is touched, so that out of memory
+ * changes nothing: a new fact is not added half-made, a replaced one keeps its old contents.
+ * `value` and `reason` are in the arena already. */
+static struct gd_fact *put_fact(struct gd_entity *e, const char *name, struct gd_source source,
+                                enum gd_fact_state state, enum gd_value_type type,
+                                const char *value, long long int_value, const char *reason)
 {
-    if (!e || e->report->failed)
-        return NULL;
     struct gd_report *r = e->report;
     struct gd_fact *f = NULL;
     for (size_t i = 0; i < e->nfacts; i++) {
@@ -113,31 +116,35 @@ static struct gd_fact *new_fact(struct gd_entity *e, const char *name, struct gd
             break;
         }
     }
-    if (f) {
-        memset(f, 0, sizeof *f);
-    } else {
+    const char *ref = gd_report_strdup(r, source.ref ? source.ref : "");
+    const char *copy = f ? f->name : gd_report_strdup(r, name);
+    if (!ref || !copy)
+        return NULL;
+    if (!f) {
         f = gd_arena_alloc(r->arena, sizeof *f);
         if (!f || gd_grow((void **)&e->facts, &e->cap, e->nfacts + 1, sizeof *e->facts) != 0)
             return fail(r);
         e->facts[e->nfacts++] = f;
     }
     f->entity = e;
-    f->name = gd_report_strdup(r, name);
+    f->name = copy;
+    f->state = state;
+    f->type = type;
+    f->value = value;
+    f->int_value = int_value;
+    f->reason = reason;
     f->source.kind = source.kind;
-    f->source.ref = gd_report_strdup(r, source.ref ? source.ref : "");
-    return r->failed ? NULL : f;
+    f->source.ref = ref;
+    return f;
 }
 
 const struct gd_fact *gd_fact_str(struct gd_entity *e, const char *name, const char *value,
                                   struct gd_source source)
 {
-    struct gd_fact *f = new_fact(e, name, source);
-    if (!f)
+    if (!e || e->report->failed)
         return NULL;
-    f->state = GD_FACT_KNOWN;
-    f->type = GD_VALUE_STRING;
-    f->value = gd_report_strdup(e->report, value ? value : "");
-    return f->value ? f : NULL;
+    const char *v = gd_report_strdup(e->report, value ? value : "");
+    return v ? put_fact(e, name, source, GD_FACT_KNOWN, GD_VALUE_STRING, v, 0, NULL) : NULL;
 }
 
 const struct gd_fact *gd_fact_strf(struct gd_entity *e, const char *name, struct gd_source source,
@@ -151,45 +158,37 @@ const struct gd_fact *gd_fact_strf(struct gd_entity *e, const char *name, struct
     va_end(ap);
     if (!s)
         return fail(e->report);
-    return gd_fact_str(e, name, s, source);
+    return put_fact(e, name, source, GD_FACT_KNOWN, GD_VALUE_STRING, s, 0, NULL);
 }
 
 const struct gd_fact *gd_fact_int(struct gd_entity *e, const char *name, long long value,
                                   struct gd_source source)
 {
-    struct gd_fact *f = new_fact(e, name, source);
-    if (!f)
+    if (!e || e->report->failed)
         return NULL;
-    f->state = GD_FACT_KNOWN;
-    f->type = GD_VALUE_INT;
-    f->int_value = value;
-    f->value = gd_report_printf(e->report, "%lld", value);
-    return f->value ? f : NULL;
+    const char *v = gd_report_printf(e->report, "%lld", value);
+    return v ? put_fact(e, name, source, GD_FACT_KNOWN, GD_VALUE_INT, v, value, NULL) : NULL;
 }
 
 const struct gd_fact *gd_fact_bool(struct gd_entity *e, const char *name, bool value,
                                    struct gd_source source)
 {
-    struct gd_fact *f = new_fact(e, name, source);
-    if (!f)
+    if (!e || e->report->failed)
         return NULL;
-    f->state = GD_FACT_KNOWN;
-    f->type = GD_VALUE_BOOL;
-    f->int_value = value;
-    f->value = value ? "true" : "false";
-    return f;
+    return put_fact(e, name, source, GD_FACT_KNOWN, GD_VALUE_BOOL, value ? "true" : "false", value,
+                    NULL);
 }
 
 static const struct gd_fact *not_known(struct gd_entity *e, const char *name,
                                        enum gd_fact_state state, const char *reason,
                                        struct gd_source source)
 {
-    struct gd_fact *f = new_fact(e, name, source);
-    if (!f)
+    if (!e || e->report->failed)
         return NULL;
-    f->state = state;
-    f->reason = gd_report_strdup(e->report, reason);
-    return e->report->failed ? NULL : f;
+    const char *why = gd_report_strdup(e->report, reason);
+    if (reason && !why)
+        return NULL;
+    return put_fact(e, name, source, state, GD_VALUE_STRING, NULL, 0, why);
 }
 
 const struct gd_fact *gd_fact_absent(struct gd_entity *e, const char *name, const char *reason,

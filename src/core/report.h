@@ -67,10 +67,11 @@ static inline struct gd_source gd_src(enum gd_source_kind kind, const char *ref)
 
 /* New empty report, or NULL when out of memory. */
 struct gd_report *gd_report_new(void);
-/* Mark the report as failed (a probe ran out of memory on its own data). */
-void gd_report_set_failed(struct gd_report *report);
 /* True once any addition ran out of memory. */
 bool gd_report_failed(const struct gd_report *report);
+/* Mark the report failed, as an addition that ran out of memory does: for allocations outside
+ * the report (a probe's own path or buffer) whose loss would otherwise pass unnoticed. */
+void gd_report_out_of_memory(struct gd_report *report);
 struct gd_arena *gd_report_arena(struct gd_report *report);
 /* Copy a string into the report's arena (NULL stays NULL; NULL and sticky failure on ENOMEM). */
 const char *gd_report_strdup(struct gd_report *report, const char *s);

@@ -27,6 +27,7 @@ struct gd_kb {
     size_t ntables, cap;
     char **problems;
     size_t nproblems, cap_problems;
+    bool out_of_memory; /* a problem could not be recorded */
 };
 
 static void add_problem(struct gd_kb *kb, const char *fmt, ...)
@@ -43,6 +44,7 @@ static void add_problem(struct gd_kb *kb, const char *fmt, ...)
     if (!copy || gd_grow((void **)&kb->problems, &kb->cap_problems, kb->nproblems + 1,
                          sizeof *kb->problems) != 0) {
         gd_free(copy);
+        kb->out_of_memory = true;
         return;
     }
     kb->problems[kb->nproblems++] = copy;
@@ -70,8 +72,9 @@ static bool validate(struct gd_kb_table *t, char *problem, size_t size)
     struct json_object *format, *v;
     if (!json_object_is_type(t->root, json_type_object))
         return fail(problem, size, "not a JSON object");
+    /* json_object_get_int() converts: "1", 1.5 and true would all read as 1. */
     if (!json_object_object_get_ex(t->root, "format", &format) ||
-        json_object_get_int(format) != KB_FORMAT)
+        !json_object_is_type(format, json_type_int) || json_object_get_int64(format) != KB_FORMAT)
         return fail(problem, size, "missing or unsupported \"format\" (expected 1)");
     if (!json_object_object_get_ex(t->root, "table", &v) ||
         !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), t->name))
@@ -131,6 +134,9 @@ enum gd_status gd_kb_table_parse(const char *name, const char *data, size_t len,
         gd_kb_table_free(t);
         return GD_ENOMEM;
     }
+    /* Strict: the tables are JSON that other tools read too, and json-c's default mode also
+     * accepts trailing commas and numbers with leading zeros. Trailing data is checked below. */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     t->root = json_tokener_parse_ex(tok, data, (int)len);
     enum json_tokener_error err = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
@@ -227,8 +233,13 @@ static enum gd_status load_override(struct gd_kb *kb, const char *dir, const cha
     }
     if (st != GD_OK)
         return st;
+    char *origin = gd_strdup(path);
+    if (!origin) {
+        gd_kb_table_free(t);
+        return GD_ENOMEM;
+    }
     gd_free(t->origin);
-    t->origin = gd_strdup(path);
+    t->origin = origin;
     return add_table(kb, t);
 }
 
@@ -263,6 +274,9 @@ enum gd_status gd_kb_open(const char *override_dir, struct gd_kb **out)
         }
         gd_os_closedir(d);
     }
+    /* A lost problem would hide a table that was not used. */
+    if (st == GD_OK && kb->out_of_memory)
+        st = GD_ENOMEM;
     if (st != GD_OK) {
         gd_kb_free(kb);
         return st;

@@ -18,8 +18,8 @@ struct gd_kb_table;
 struct gd_kb_row;
 
 /* The embedded tables, each replaced by `<override_dir>/<table>.json` when that file exists
- * (NULL: embedded only). On GD_OK `*out` is new. GD_ENOENT when override_dir is not a
- * directory. Problems with individual tables do not fail the open. */
+ * (NULL: embedded only). On GD_OK `*out` is new. GD_ENOENT or GD_ENOTDIR when override_dir is
+ * not a directory. Problems with individual tables do not fail the open. */
 enum gd_status gd_kb_open(const char *override_dir, struct gd_kb **out);
 void gd_kb_free(struct gd_kb *kb);
 

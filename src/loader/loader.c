@@ -117,6 +117,7 @@ struct gd_load {
     struct gd_edge **missing;
     size_t nmissing, cap_missing;
     struct gd_strlist llp; /* LD_LIBRARY_PATH, expanded */
+    bool oom;              /* sticky: an allocation failed while judging a candidate */
     bool llp_done;
     struct dirinfo *dirs;
     size_t ndirs, cap_dirs;
@@ -575,6 +576,8 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
         return GD_TRY_UNREADABLE;
     if (st == GD_ENOTREG) {
         *error = gd_strdup("cannot read file data: not a regular file");
+        if (!*error)
+            L->oom = true;
         return GD_TRY_NOT_ELF;
     }
     if (st != GD_OK)
@@ -584,10 +587,14 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
     if (st == GD_OK)
         st = gd_elf_read_file(f, elf);
     gd_os_close(f);
-    if (st == GD_ENOMEM)
+    if (st == GD_ENOMEM) {
+        L->oom = true; /* not a property of the file: the search fails with GD_ENOMEM */
         return GD_TRY_UNREADABLE;
+    }
     if (st != GD_OK) {
         *error = gd_strdup(fs.size < 64 ? "file too short" : "invalid ELF header");
+        if (!*error)
+            L->oom = true;
         return GD_TRY_NOT_ELF;
     }
     *dev = fs.dev;
@@ -606,6 +613,8 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
         v = GD_TRY_NOT_LOADABLE;
         *error = gd_strdup("only ET_DYN and ET_EXEC can be loaded");
     }
+    if ((v == GD_TRY_WRONG_ORDER || v == GD_TRY_NOT_LOADABLE) && !*error)
+        L->oom = true;
     if (v != GD_TRY_ACCEPTED) {
         gd_elf_free(*elf);
         *elf = NULL;
@@ -921,6 +930,8 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
     }
     struct search s = { L, edge, from, NULL, false, GD_OK };
     run_search(&s);
+    if (s.status == GD_OK && L->oom)
+        s.status = GD_ENOMEM;
     if (s.status != GD_OK)
         return s.status;
     if (s.found) {

@@ -37,7 +37,8 @@ struct gd_os_stat {
 
 enum gd_status gd_os_lstat(const char *path, struct gd_os_stat *st);
 enum gd_status gd_os_stat(const char *path, struct gd_os_stat *st);
-/* The link's target text as stored, into new memory (gd_free). GD_ELIMIT past 4096 bytes. */
+/* The link's target text as stored, into new memory (gd_free). GD_ELIMIT past 4096 bytes,
+ * GD_EINVAL when the path is not a symlink. */
 enum gd_status gd_os_readlink(const char *path, char **target);
 
 struct gd_os_file;

@@ -100,8 +100,9 @@ enum gd_status gd_os_readlink(const char *path, char **target)
     char buf[LINK_MAX_BYTES + 1];
     *target = NULL;
     ssize_t n = readlink(path, buf, sizeof buf);
+    /* EINVAL: the path is no symlink, a question asked wrongly rather than an I/O error. */
     if (n < 0)
-        return from_errno(errno);
+        return errno == EINVAL ? GD_EINVAL : from_errno(errno);
     if ((size_t)n > LINK_MAX_BYTES)
         return GD_ELIMIT;
     *target = gd_strndup(buf, (size_t)n);

@@ -29,9 +29,10 @@ static bool unquote(struct gd_span v, char *out, size_t size)
                 quote = 0;
                 continue;
             }
-            if (quote == '"' && c == '\\' && i + 1 < v.n) {
+            /* Inside double quotes a backslash escapes only what the shell lets it escape
+             * ($, `, " and itself); before anything else it stays, as sh and systemd keep it. */
+            if (quote == '"' && c == '\\' && i + 1 < v.n && memchr("$`\"\\", v.p[i + 1], 4))
                 c = v.p[++i];
-            }
         } else if (c == '"' || c == '\'') {
             quote = c;
             continue;

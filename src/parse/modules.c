@@ -83,6 +83,9 @@ static void check_directive(struct gd_span text, size_t lineno, const char *modu
     }
 }
 
+/* Longest logical line kept; a longer one is cut (its command and module come first). */
+#define LOGICAL_LINE_MAX 4096
+
 void gd_modprobe_blacklists(const char *data, size_t len, const char *module,
                             struct gd_blacklist *out)
 {
@@ -90,18 +93,26 @@ void gd_modprobe_blacklists(const char *data, size_t len, const char *module,
     const char *cur = data, *end = data + len;
     struct gd_span line;
     size_t lineno = 0;
+    char joined[LOGICAL_LINE_MAX];
     while (!out->blacklisted && gd_next_line(&cur, end, &line)) {
-        lineno++;
-        struct gd_span t = gd_span_trim(line);
+        size_t start = ++lineno, n = 0;
+        /* A '\' ending a line joins the next line to it, both removed, as kmod reads these
+         * files (freadline_wrapped): "options nouveau \<newline>  modeset=0" is one directive. */
+        for (;;) {
+            bool more = line.n && line.p[line.n - 1] == '\\';
+            size_t take = more ? line.n - 1 : line.n;
+            if (take > sizeof joined - 1 - n)
+                take = sizeof joined - 1 - n;
+            if (take)
+                memcpy(joined + n, line.p, take);
+            n += take;
+            if (!more || !gd_next_line(&cur, end, &line))
+                break;
+            lineno++;
+        }
+        struct gd_span t = gd_span_trim((struct gd_span){ joined, n });
         if (t.n == 0 || t.p[0] == '#')
             continue;
-        /* A trailing '\' continues the directive; only the first physical line is needed to
-         * see the command and module name, so continuation lines are skipped. */
-        size_t start = lineno;
-        while (t.n && t.p[t.n - 1] == '\\' && gd_next_line(&cur, end, &line))
-            lineno++;
-        if (t.n && t.p[t.n - 1] == '\\')
-            t.n--;
         check_directive(t, start, module, out);
     }
 }
@@ -111,12 +122,16 @@ void gd_cmdline_blacklists(const char *data, size_t len, const char *module,
 {
     memset(out, 0, sizeof *out);
     struct gd_span rest = { data, len }, word;
-    char modeset[64];
+    /* "nouveau.modeset=0": a module parameter name, where '-' and '_' are one character. */
+    char modeset[64], modeset_name[64];
     snprintf(modeset, sizeof modeset, "%s.modeset=0", module);
+    snprintf(modeset_name, sizeof modeset_name, "%s.modeset", module);
     static const char *const keys[] = { "modprobe.blacklist=", "module_blacklist=",
                                         "rd.driver.blacklist=" };
     while (!out->blacklisted && next_word(&rest, &word)) {
-        if (gd_span_eq(word, modeset)) {
+        struct gd_span name, value;
+        if (gd_span_split(word, '=', &name, &value) && gd_span_eq(value, "0") &&
+            name.n == strlen(modeset) - 2 && same_module(name, modeset_name)) {
             set(out, 0, word);
             break;
         }

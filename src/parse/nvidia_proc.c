@@ -15,7 +15,8 @@ static size_t digits(const char *s, size_t n)
 bool gd_find_driver_version(const char *s, size_t n, char *buf, size_t size)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!gd_is_digit(s[i]) || (i > 0 && (gd_is_digit(s[i - 1]) || s[i - 1] == '.')))
+        /* A token starts the text or follows white space: "64.1" in "x86_64.1" is none. */
+        if (!gd_is_digit(s[i]) || (i > 0 && !gd_is_space(s[i - 1])))
             continue;
         size_t a = digits(s + i, n - i);
         size_t at = i + a;

@@ -95,6 +95,8 @@ void gd_probe_device_nodes(struct gd_probe_ctx *ctx)
         gd_buf_puts(&list, names.names[i]);
         probe_node(ctx, dev, names.names[i]);
     }
+    if (gd_buf_status(&list) == GD_ENOMEM)
+        gd_report_out_of_memory(ctx->report);
     gd_fact_int(dev, "gpus.count", count, gd_src(GD_SOURCE_PATH, "/dev/nvidia[0-9]*"));
     if (count)
         gd_fact_str(dev, "gpus", gd_buf_str(&list), gd_src(GD_SOURCE_PATH, "/dev/nvidia[0-9]*"));

@@ -82,6 +82,8 @@ static void probe_family(struct gd_probe_ctx *ctx, struct gd_entity *drv, const 
             continue;
         char *link = gd_path_join(dir, so1);
         struct gd_os_stat st;
+        if (!link)
+            gd_report_out_of_memory(ctx->report);
         if (link && gd_root_lstat(ctx->root, link, &st) == GD_OK) {
             have_path = true;
             char *target = NULL;
@@ -112,6 +114,8 @@ static void probe_family(struct gd_probe_ctx *ctx, struct gd_entity *drv, const 
     struct gd_buf dirs;
     gd_buf_init(&dirs, 4096);
     list_dirs(&dirs);
+    if (gd_buf_status(&dirs) == GD_ENOMEM || gd_buf_status(&copies) == GD_ENOMEM)
+        gd_report_out_of_memory(ctx->report);
     if (!have_path) {
         snprintf(fact, sizeof fact, "%s.path", f->fact);
         char reason[160];

@@ -82,8 +82,10 @@ static void ld_library_path(struct gd_probe_ctx *ctx)
         struct gd_entity *e = gd_report_add_entity(ctx->report, "path_entry", id);
         struct gd_source src = gd_src(GD_SOURCE_ENV, "LD_LIBRARY_PATH");
         char *path = gd_strndup(item.p, item.n);
-        if (!path)
+        if (!path) {
+            gd_report_out_of_memory(ctx->report);
             return;
+        }
         gd_fact_str(e, "variable", "LD_LIBRARY_PATH", src);
         gd_fact_int(e, "index", (long long)index, src);
         gd_fact_str(e, "path", path, src);
@@ -128,6 +130,11 @@ static void nvcc_on_path(struct gd_probe_ctx *ctx, struct gd_entity *e)
             continue;
         char *dir = gd_strndup(item.p, item.n);
         char *nvcc = dir ? gd_path_join(dir, "nvcc") : NULL;
+        if (!nvcc) {
+            gd_free(dir);
+            gd_report_out_of_memory(ctx->report);
+            return;
+        }
         struct gd_os_stat st;
         bool hit = nvcc && gd_root_stat(ctx->root, nvcc, &st) == GD_OK && st.type == GD_FT_REG;
         if (hit) {

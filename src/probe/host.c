@@ -45,7 +45,8 @@ static void probe_os_release(struct gd_probe_ctx *ctx, struct gd_entity *host)
             continue;
         if (st == GD_OK) {
             struct os_release o = { host, paths[i] };
-            gd_parse_kv(data, len, GD_KV_SHELL, on_os_release, &o, NULL);
+            if (gd_parse_kv(data, len, GD_KV_SHELL, on_os_release, &o, NULL) != GD_OK)
+                gd_report_out_of_memory(ctx->report);
             gd_free(data);
             if (!gd_entity_fact(host, "os.id"))
                 gd_fact_unknown(host, "os.id", "no ID= line", gd_src(GD_SOURCE_FILE, paths[i]));
@@ -73,6 +74,8 @@ static void first_line_fact(struct gd_probe_ctx *ctx, struct gd_entity *e, const
     char *text = gd_strndup(t.p, t.n);
     if (text)
         gd_fact_str(e, name, text, gd_src(GD_SOURCE_FILE, path));
+    else
+        gd_report_out_of_memory(ctx->report);
     gd_free(text);
     gd_free(data);
 }
@@ -124,8 +127,12 @@ static void probe_glibc(struct gd_probe_ctx *ctx, struct gd_entity *host)
 {
     char version[32], ref[512];
     enum gd_source_kind kind;
-    if (gd_glibc_version(ctx->root, version, sizeof version, &kind, ref, sizeof ref))
+    enum gd_status st =
+        gd_glibc_version(ctx->root, version, sizeof version, &kind, ref, sizeof ref);
+    if (st == GD_OK)
         gd_fact_str(host, "glibc.version", version, gd_src(kind, ref));
+    else if (st == GD_ENOMEM)
+        gd_report_out_of_memory(ctx->report);
     else
         gd_fact_absent(host, "glibc.version", "no glibc found (musl or another C library?)",
                        gd_src(GD_SOURCE_PATH, "/lib, /lib64, /usr/lib"));

@@ -90,6 +90,14 @@ static void fail(struct inventory *inv, enum gd_status st)
         inv->status = st;
 }
 
+/* Note an allocation's failure; returns `p` so calls stay inline: own(inv, gd_strdup(x)). */
+static void *own(struct inventory *inv, void *p)
+{
+    if (!p)
+        fail(inv, GD_ENOMEM);
+    return p;
+}
+
 /* ---- candidate directories ------------------------------------------------------------------ */
 
 static void add_dir(struct inventory *inv, const char *path, const char *origin, bool loader)
@@ -97,8 +105,11 @@ static void add_dir(struct inventory *inv, const char *path, const char *origin,
     if (inv->ndirs >= DIRS_MAX || !path || path[0] != '/')
         return;
     char *canon = NULL;
-    if (gd_root_resolve(inv->ctx->root, path, true, &canon) != GD_OK)
+    enum gd_status rs = gd_root_resolve(inv->ctx->root, path, true, &canon);
+    if (rs != GD_OK) {
+        fail(inv, rs);
         return;
+    }
     if (!gd_root_is_dir(inv->ctx->root, canon)) {
         gd_free(canon);
         return;
@@ -175,7 +186,7 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
     const char *llp = gd_env_get(ctx->env, "LD_LIBRARY_PATH");
     for (const char *p = llp; p && *p;) {
         size_t n = strcspn(p, ":;");
-        char *d = gd_strndup(p, n);
+        char *d = own(inv, gd_strndup(p, n));
         if (d)
             add_dir(inv, d, "LD_LIBRARY_PATH", true);
         gd_free(d);
@@ -189,7 +200,7 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
         const char *slash = strrchr(path, '/');
         if (!slash || !gd_str_starts_with(cache->entries[i].name, "lib"))
             continue;
-        char *d = gd_strndup(path, (size_t)(slash - path));
+        char *d = own(inv, gd_strndup(path, (size_t)(slash - path)));
         if (d)
             add_dir(inv, d, "ld.so.cache", true);
         gd_free(d);
@@ -331,7 +342,9 @@ static void scan_dir(struct inventory *inv, const struct gd_kb_table *t, const s
             c->size = st.size;
             c->stub = stubs;
             c->origin = gd_strdup(d->origin);
-            if (gd_root_resolve(inv->ctx->root, path, true, &c->real) != GD_OK)
+            enum gd_status rs = gd_root_resolve(inv->ctx->root, path, true, &c->real);
+            fail(inv, rs);
+            if (rs != GD_OK)
                 c->real = gd_strdup(path);
             if (!c->origin || !c->real)
                 fail(inv, GD_ENOMEM);
@@ -345,7 +358,7 @@ static void scan_dir(struct inventory *inv, const struct gd_kb_table *t, const s
             if (strlen(v) > strlen(c->name_version)) {
                 snprintf(c->name_version, sizeof c->name_version, "%s", v);
                 gd_free(c->name_version_path);
-                c->name_version_path = gd_strdup(path);
+                c->name_version_path = own(inv, gd_strdup(path));
             }
         }
         gd_free(path);
@@ -420,9 +433,9 @@ static void find_header(struct inventory *inv, struct copy *c)
     const char *names[2] = { gd_kb_str(c->row, "header"), gd_kb_str(c->row, "header_alt") };
     if (!names[0])
         return;
-    char *dir = dir_of(c->real);
-    char *prefix = dir ? prefix_of(dir) : NULL;
-    char *inc = prefix ? gd_path_join(prefix, "include") : NULL;
+    char *dir = own(inv, dir_of(c->real));
+    char *prefix = dir ? own(inv, prefix_of(dir)) : NULL;
+    char *inc = prefix ? own(inv, gd_path_join(prefix, "include")) : NULL;
     const char *candidates[] = { inc, "/usr/include", "/usr/include/x86_64-linux-gnu",
                                  "/usr/include/aarch64-linux-gnu" };
     /* System headers only count for libraries in system directories. */
@@ -447,14 +460,16 @@ static void find_version_json(struct inventory *inv, struct copy *c)
     const char *component = gd_kb_str(c->row, "version_json");
     if (!component)
         return;
-    char *dir = dir_of(c->real);
-    char *prefix = dir ? prefix_of(dir) : NULL;
-    char *path = prefix ? gd_path_join(prefix, "version.json") : NULL;
+    char *dir = own(inv, dir_of(c->real));
+    char *prefix = dir ? own(inv, prefix_of(dir)) : NULL;
+    char *path = prefix ? own(inv, gd_path_join(prefix, "version.json")) : NULL;
     char *data = NULL;
     size_t len;
     if (path && gd_root_read_file(inv->ctx->root, path, 1024 * 1024, &data, &len) == GD_OK) {
         struct gd_version v;
-        if (gd_parse_component_version_json(data, len, component, &v) == GD_OK) {
+        enum gd_status ps = gd_parse_component_version_json(data, len, component, &v);
+        fail(inv, ps);
+        if (ps == GD_OK) {
             gd_version_format(&v, c->json_version, sizeof c->json_version);
             c->json_path = path;
             path = NULL;
@@ -515,8 +530,8 @@ static void scan_dist_infos(struct inventory *inv, const char *dir)
             continue;
         if (!gd_str_starts_with(name, "nvidia") && !gd_str_starts_with(name, "tensorrt"))
             continue;
-        char *info = gd_path_join(dir, names.names[i]);
-        char *record = info ? gd_path_join(info, "RECORD") : NULL;
+        char *info = own(inv, gd_path_join(dir, names.names[i]));
+        char *record = info ? own(inv, gd_path_join(info, "RECORD")) : NULL;
         char *data = NULL;
         size_t len;
         if (record && gd_root_read_file(inv->ctx->root, record, RECORD_MAX, &data, &len) == GD_OK) {
@@ -540,9 +555,9 @@ static void find_wheel(struct inventory *inv, struct copy *c)
         if (strncmp(c->real, sp, n) == 0 && c->real[n] == '/')
             scan_dist_infos(inv, sp);
     }
-    char *dir = dir_of(c->real);
-    char *prefix = dir ? prefix_of(dir) : NULL;
-    char *di = prefix ? gd_path_join(prefix, "dist-info") : NULL;
+    char *dir = own(inv, dir_of(c->real));
+    char *prefix = dir ? own(inv, prefix_of(dir)) : NULL;
+    char *di = prefix ? own(inv, gd_path_join(prefix, "dist-info")) : NULL;
     if (di)
         scan_dist_infos(inv, di);
     gd_free(di);
@@ -553,8 +568,8 @@ static void find_wheel(struct inventory *inv, struct copy *c)
         const struct dist *d = &inv->dists[i];
         if (strcmp(d->file, base) == 0 && (d->size < 0 || (unsigned long long)d->size == c->size)) {
             snprintf(c->meta_version, sizeof c->meta_version, "%s", d->version);
-            c->meta_dist = gd_strdup(d->name);
-            c->meta_record = gd_strdup(d->record);
+            c->meta_dist = own(inv, gd_strdup(d->name));
+            c->meta_record = own(inv, gd_strdup(d->record));
             return;
         }
     }
@@ -573,6 +588,7 @@ static void read_soname(struct inventory *inv, struct copy *c)
         gd_os_close(f);
     }
     c->elf_status = st;
+    fail(inv, st);
 }
 
 /* ---- version calls (the live machine only) -------------------------------------------------- */
@@ -627,15 +643,18 @@ static void resolve_sonames(struct inventory *inv, struct gd_loader *loader)
     struct gd_os_file *f;
     if (gd_root_open(inv->ctx->root, "/bin/sh", &f) == GD_OK) {
         struct gd_elf *elf = NULL;
-        if (gd_elf_read_file(f, &elf) == GD_OK) {
+        enum gd_status es = gd_elf_read_file(f, &elf);
+        fail(inv, es);
+        if (es == GD_OK) {
             cls = elf->elf_class;
             machine = elf->machine;
         }
         gd_elf_free(elf);
         gd_os_close(f);
     }
-    if (gd_load_start_virtual(loader, cls, machine, &load) != GD_OK) {
-        fail(inv, GD_ENOMEM);
+    enum gd_status ls = gd_load_start_virtual(loader, cls, machine, &load);
+    if (ls != GD_OK) {
+        fail(inv, ls);
         return;
     }
     struct gd_strlist asked = { 0 };
@@ -649,8 +668,9 @@ static void resolve_sonames(struct inventory *inv, struct gd_loader *loader)
             break;
         }
         struct gd_edge *edge = NULL;
-        if (gd_load_resolve(load, gd_load_main(load), soname, false, &edge) != GD_OK) {
-            fail(inv, GD_ENOMEM);
+        enum gd_status rs = gd_load_resolve(load, gd_load_main(load), soname, false, &edge);
+        if (rs != GD_OK) {
+            fail(inv, rs);
             break;
         }
         char id[300];
@@ -665,7 +685,7 @@ static void resolve_sonames(struct inventory *inv, struct gd_loader *loader)
             for (size_t k = 0; k < inv->ncopies; k++) {
                 struct copy *c = &inv->copies[k];
                 if (c->dev == edge->to->dev && c->ino == edge->to->ino && !c->selected_for) {
-                    c->selected_for = gd_strdup(soname);
+                    c->selected_for = own(inv, gd_strdup(soname));
                     c->selected_rule = edge->rule;
                 }
             }
@@ -692,6 +712,7 @@ static void record_copy(struct inventory *inv, const struct copy *c)
     gd_buf_init(&names, 64 * 1024);
     for (size_t i = 0; i < c->names.count; i++)
         gd_buf_printf(&names, "%s%s", i ? ", " : "", c->names.items[i]);
+    fail(inv, gd_buf_status(&names));
     gd_fact_str(e, "names", gd_buf_str(&names), at);
     gd_buf_free(&names);
     gd_fact_str(e, "found_in", c->origin, at);
@@ -774,8 +795,8 @@ static void record_copy(struct inventory *inv, const struct copy *c)
     }
     /* The SONAME link ldconfig makes: the loader looks for that name in the directory. */
     if (c->soname[0] && c->loader_dir && !c->stub) {
-        char *dir = dir_of(c->real);
-        char *link = dir ? gd_path_join(dir, c->soname) : NULL;
+        char *dir = own(inv, dir_of(c->real));
+        char *link = dir ? own(inv, gd_path_join(dir, c->soname)) : NULL;
         if (link)
             gd_fact_bool(e, "soname_link.present", gd_root_exists(inv->ctx->root, link),
                          gd_src(GD_SOURCE_PATH, link));
@@ -825,14 +846,22 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
     inv.ctx = ctx;
     char glibc[32] = "", ref[256];
     enum gd_source_kind kind;
-    gd_glibc_version(ctx->root, glibc, sizeof glibc, &kind, ref, sizeof ref);
+    if (gd_glibc_version(ctx->root, glibc, sizeof glibc, &kind, ref, sizeof ref) == GD_ENOMEM) {
+        gd_report_out_of_memory(ctx->report);
+        return;
+    }
     char *cwd = NULL;
-    if (gd_root_is_live(ctx->root))
-        gd_os_getcwd(&cwd);
+    if (gd_root_is_live(ctx->root) && gd_os_getcwd(&cwd) == GD_ENOMEM) {
+        gd_report_out_of_memory(ctx->report);
+        return;
+    }
     struct gd_loader_options lo = { gd_env_get(ctx->env, "LD_LIBRARY_PATH"), cwd,
                                     glibc[0] ? glibc : NULL, false };
     struct gd_loader *loader = NULL;
-    if (gd_loader_new(ctx->root, &lo, &loader) != GD_OK) {
+    enum gd_status ls = gd_loader_new(ctx->root, &lo, &loader);
+    if (ls != GD_OK) {
+        if (ls == GD_ENOMEM)
+            gd_report_out_of_memory(ctx->report);
         gd_free(cwd);
         return;
     }
@@ -858,7 +887,7 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
     gd_fact_int(summary, "site_packages", (long long)inv.site_packages.count,
                 gd_src(GD_SOURCE_DERIVED, "site-packages directories found"));
     if (inv.status == GD_ENOMEM)
-        gd_report_set_failed(ctx->report);
+        gd_report_out_of_memory(ctx->report);
     free_inventory(&inv);
     gd_loader_free(loader);
     gd_free(cwd);

@@ -98,6 +98,8 @@ static bool blacklisted_in_dir(struct gd_probe_ctx *ctx, struct gd_entity *drv, 
         char *path = gd_path_join(dir, names.names[i]);
         char *data = NULL;
         size_t len;
+        if (!path)
+            gd_report_out_of_memory(ctx->report);
         if (path && gd_root_read_file(ctx->root, path, GD_PROBE_TEXT_MAX, &data, &len) == GD_OK) {
             struct gd_blacklist bl;
             gd_modprobe_blacklists(data, len, "nouveau", &bl);

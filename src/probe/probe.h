@@ -45,9 +45,10 @@ bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_ver
                         enum gd_source_kind *kind, char **ref);
 
 /* The glibc version of the root ("2.36"): confstr() on the live machine, else a libc-X.Y.so
- * name or libc.so.6's release banner. `ref` names the source. False when none is found. */
-bool gd_glibc_version(struct gd_root *root, char *version, size_t size, enum gd_source_kind *kind,
-                      char *ref, size_t refsize);
+ * name or libc.so.6's release banner. `ref` names the source. GD_OK, GD_ENOENT when none is
+ * found, GD_ENOMEM. */
+enum gd_status gd_glibc_version(struct gd_root *root, char *version, size_t size,
+                                enum gd_source_kind *kind, char *ref, size_t refsize);
 
 /* The site-packages and dist-packages directories of the Python installations in the root
  * (system, /usr/local, conda, virtualenvs, pyenv, ~/.local), appended to `out`, each once. */

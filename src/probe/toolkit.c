@@ -23,6 +23,8 @@ static bool from_file(struct gd_probe_ctx *ctx, const char *root, const char *na
     char *data = NULL;
     size_t len = 0;
     bool ok = false;
+    if (!path)
+        gd_report_out_of_memory(ctx->report);
     /* cuda.h is over 1 MiB (CUDA 13) and defines CUDA_VERSION near its top. */
     if (path && gd_root_read_head(ctx->root, path, 4 * GD_PROBE_TEXT_MAX, &data, &len) == GD_OK) {
         long n;
@@ -67,15 +69,20 @@ bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_ver
     /* Candidate toolkit roots: the directory itself, its parent for bin/lib/lib64, and three up
      * for targets/<triple>/lib. */
     char *roots[3] = { gd_strdup(canon), NULL, NULL };
+    bool oom = !roots[0]; /* a candidate lost to out of memory is not an absent one */
     const char *base = gd_path_base(canon);
     if (strcmp(base, "lib64") == 0 || strcmp(base, "lib") == 0 || strcmp(base, "bin") == 0) {
         roots[1] = parent(canon);
+        oom = oom || !roots[1];
         if (roots[1] && strstr(roots[1], "/targets/")) {
             char *a = parent(roots[1]);
             roots[2] = a ? parent(a) : NULL;
+            oom = oom || !roots[2];
             gd_free(a);
         }
     }
+    if (oom)
+        gd_report_out_of_memory(ctx->report);
     bool found = false;
     for (int i = 0; i < 3 && !found; i++) {
         if (!roots[i])
@@ -88,6 +95,8 @@ bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_ver
         *kind = GD_SOURCE_PATH;
         *ref = gd_strdup(canon);
         found = *ref != NULL;
+        if (!found)
+            gd_report_out_of_memory(ctx->report);
     }
     for (int i = 0; i < 3; i++)
         gd_free(roots[i]);

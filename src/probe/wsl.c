@@ -52,6 +52,8 @@ static void probe_ld_conf(struct gd_probe_ctx *ctx, struct gd_entity *w)
             char *path = gd_path_join("/etc/ld.so.conf.d", names.names[i]);
             char *data = NULL;
             size_t len;
+            if (!path)
+                gd_report_out_of_memory(ctx->report);
             bool hit =
                 path &&
                 gd_root_read_file(ctx->root, path, GD_PROBE_TEXT_MAX, &data, &len) == GD_OK &&

@@ -22,6 +22,11 @@ static void evidence(struct gd_buf *out, const struct gd_fact *f)
     gd_buf_init(&value, 64 * 1024);
     gd_render_fact_label(f, &label);
     gd_render_fact_value(f, &value);
+    /* A part that failed would silently go missing from a complete-looking report. */
+    if (gd_buf_status(out) == GD_OK && gd_buf_status(&label) != GD_OK)
+        out->status = gd_buf_status(&label);
+    if (gd_buf_status(out) == GD_OK && gd_buf_status(&value) != GD_OK)
+        out->status = gd_buf_status(&value);
     gd_buf_puts(out, "- ");
     code(out, gd_buf_str(&label));
     gd_buf_puts(out, " = ");

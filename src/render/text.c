@@ -50,18 +50,14 @@ static void wrapped(struct gd_buf *out, const char *text, size_t col, const char
 
 static void evidence(struct gd_buf *out, const struct gd_fact *f, bool use_color)
 {
-    struct gd_buf line;
-    gd_buf_init(&line, 64 * 1024);
-    gd_render_fact_label(f, &line);
-    gd_buf_puts(&line, " = ");
-    gd_render_fact_value(f, &line);
-    gd_buf_puts(out, gd_buf_str(&line));
+    gd_render_fact_label(f, out);
+    gd_buf_puts(out, " = ");
+    gd_render_fact_value(f, out);
     color(out, use_color, "\033[2m");
     gd_buf_printf(out, "  [%s %s]", gd_source_kind_name(gd_fact_source_kind(f)),
                   gd_fact_source_ref(f));
     color(out, use_color, "\033[0m");
     gd_buf_putc(out, '\n');
-    gd_buf_free(&line);
 }
 
 static void finding(struct gd_buf *out, const struct gd_finding *f,

@@ -2,18 +2,20 @@
  * not to mount the CUDA libraries. */
 #include "rules/rules.h"
 
+#include "core/str.h"
+
 #include <string.h>
 
+/* NVIDIA_DRIVER_CAPABILITIES is a comma-separated list; "all" grants every capability. Spaces
+ * around items are ignored here, so that a list written with them is not reported as lacking
+ * an item it names. */
 static bool has_capability(const char *caps, const char *cap)
 {
-    size_t n = strlen(cap);
-    for (const char *p = caps; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if ((len == n && strncmp(p, cap, n) == 0) || (len == 3 && strncmp(p, "all", 3) == 0))
+    struct gd_span rest = gd_span_of(caps), item;
+    while (gd_span_next_field(&rest, ',', &item)) {
+        item = gd_span_trim(item);
+        if (gd_span_eq(item, cap) || gd_span_eq(item, "all"))
             return true;
-        p += len;
-        if (*p == ',')
-            p++;
     }
     return false;
 }

@@ -75,6 +75,8 @@ static void not_accessible(struct gd_report *r)
     struct collect c = { .what = "accessible", .want_true = false };
     gd_buf_init(&c.names, 4096);
     each_node(r, collect_node, &c);
+    if (gd_buf_status(&c.names) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     if (c.count) {
         c.f = gd_finding_add(r, "devices.permission-denied", GD_SEV_ERROR,
                              "This user may not open %s", gd_buf_str(&c.names));
@@ -98,6 +100,8 @@ static void not_char_device(struct gd_report *r)
     struct collect c = { .what = "type", .type_not = "character device" };
     gd_buf_init(&c.names, 4096);
     each_node(r, collect_node, &c);
+    if (gd_buf_status(&c.names) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     if (c.count) {
         c.f = gd_finding_add(r, "devices.not-char-device", GD_SEV_ERROR,
                              "%s %s not a character device", gd_buf_str(&c.names),
@@ -182,11 +186,16 @@ void gd_rule_devices(struct gd_report *r, const struct gd_kb *kb)
         problem = problem || gd_report_finding_count(r) != before;
     }
     if (!problem) {
-        struct gd_finding *f = gd_finding_add(r, "devices.ok", GD_SEV_OK,
-                                              "%lld GPU device file%s, /dev/nvidiactl and "
-                                              "/dev/nvidia-uvm are present",
-                                              gpus, gpus == 1 ? "" : "s");
-        gd_finding_add_evidence(f, gd_rf(r, "devices", "gpus"));
+        /* An unknown count (an unreadable /dev) is said so, never printed as a number. */
+        struct gd_finding *f =
+            gpus < 0 ? gd_finding_add(r, "devices.ok", GD_SEV_OK,
+                                      "/dev/nvidiactl and /dev/nvidia-uvm are present (the GPU "
+                                      "device files could not be counted)")
+                     : gd_finding_add(r, "devices.ok", GD_SEV_OK,
+                                      "%lld GPU device file%s, /dev/nvidiactl and "
+                                      "/dev/nvidia-uvm are present",
+                                      gpus, gpus == 1 ? "" : "s");
+        gd_finding_add_evidence(f, gpus < 0 ? count : gd_rf(r, "devices", "gpus"));
         gd_finding_add_evidence(f, gd_rf(r, "devices", "nvidiactl.present"));
         gd_finding_add_evidence(f, gd_rf(r, "devices", "nvidia-uvm.present"));
     }

@@ -130,6 +130,9 @@ static void ld_library_path(struct gd_report *r)
         if (entries[i].path && (!entries[i].cuda || same_minor(entries[i].cuda, keep)))
             gd_buf_printf(&value, "%s%s", value.len ? ":" : "", entries[i].path);
     }
+    /* A list cut short by out of memory would make a wrong title and fix. */
+    if (gd_buf_status(&versions) == GD_ENOMEM || gd_buf_status(&value) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     struct gd_finding *f = gd_finding_add(r, "env.ld-library-path-mixed-cuda", GD_SEV_WARNING,
                                           "LD_LIBRARY_PATH mixes CUDA %s", gd_buf_str(&versions));
     gd_finding_set_why(f, "A program then loads libcudart from one toolkit and cuBLAS, cuFFT or "
@@ -309,6 +312,8 @@ static void alloc_conf(struct gd_report *r, const struct gd_kb_row *row, const c
     gd_buf_init(&keys, 4096);
     for (size_t k = 0; k < gd_kb_list_len(row, "keys"); k++)
         gd_buf_printf(&keys, "%s%s", k ? ", " : "", gd_kb_list_at(row, "keys", k));
+    if (gd_buf_status(&keys) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     gd_finding_add_fix(f,
                        "Write it as option:value pairs separated by commas, with options among: "
                        "%s (older PyTorch releases know fewer).",
@@ -332,6 +337,8 @@ static void disable_words(struct gd_report *r, const struct gd_kb_table *t,
     gd_buf_init(&words, 1024);
     for (size_t k = 0; k < gd_kb_list_len(row, "disables_with"); k++)
         gd_buf_printf(&words, "%s%s", k ? ", " : "", gd_kb_list_at(row, "disables_with", k));
+    if (gd_buf_status(&words) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
     const char *reader = gd_kb_str(row, "read_by");
     struct gd_finding *f = gd_finding_add(r, "env.invalid-value", GD_SEV_WARNING,
                                           "%s=\"%s\" does not switch it off for %s", var, v,
@@ -366,6 +373,8 @@ static void values(struct gd_report *r, const struct gd_kb *kb)
         gd_buf_init(&expected, 4096);
         for (size_t k = 0; k < nvalues; k++)
             gd_buf_printf(&expected, "%s%s", k ? ", " : "", gd_kb_list_at(row, "values", k));
+        if (gd_buf_status(&expected) == GD_ENOMEM)
+            gd_report_out_of_memory(r);
         bool valid = true;
         if (nvalues && !in_values(row, v, fold)) {
             invalid_value(r, t, row, var, v, gd_buf_str(&expected));

@@ -13,6 +13,11 @@ struct gd_root {
     bool live;
     struct gd_anomaly *anomalies;
     size_t nanomalies, cap, dropped;
+    /* The last anomaly dropped: one event is noted twice (by the resolver, then by the caller
+     * that got its status), and must be counted once. */
+    enum gd_anomaly_kind last_drop_kind;
+    unsigned long long last_drop_hash; /* 0 when none */
+    bool out_of_memory;                /* sticky: see gd_root_out_of_memory */
 };
 
 enum gd_status gd_root_new(const char *dir, struct gd_root **out)
@@ -66,6 +71,15 @@ const char *gd_root_dir(const struct gd_root *root)
     return root->dir;
 }
 
+/* FNV-1a, never 0. */
+static unsigned long long path_hash(const char *s)
+{
+    unsigned long long h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
 /* Remember an anomaly once per (kind, path). Out of memory here only loses the note. */
 static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *path,
                  const char *detail)
@@ -74,16 +88,24 @@ static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *pa
         if (root->anomalies[i].kind == kind && strcmp(root->anomalies[i].path, path) == 0)
             return;
     if (root->nanomalies == GD_ROOT_ANOMALY_MAX) {
+        unsigned long long h = path_hash(path);
+        if (h == root->last_drop_hash && kind == root->last_drop_kind)
+            return;
+        root->last_drop_hash = h;
+        root->last_drop_kind = kind;
         root->dropped++;
         return;
     }
     if (gd_grow((void **)&root->anomalies, &root->cap, root->nanomalies + 1,
-                sizeof *root->anomalies) != 0)
+                sizeof *root->anomalies) != 0) {
+        root->out_of_memory = true;
         return;
+    }
     char *p = gd_strdup(path), *d = gd_strdup(detail ? detail : "");
     if (!p || !d) {
         gd_free(p);
         gd_free(d);
+        root->out_of_memory = true;
         return;
     }
     root->anomalies[root->nanomalies++] = (struct gd_anomaly){ kind, p, d };
@@ -101,6 +123,9 @@ static void note_status(struct gd_root *root, enum gd_status status, const char 
         break;
     case GD_ENOTREG:
         note(root, GD_ANOMALY_NOT_REGULAR, path, "not a regular file");
+        break;
+    case GD_ENOMEM:
+        root->out_of_memory = true;
         break;
     default:
         break;
@@ -192,8 +217,10 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         return GD_ELIMIT;
     struct walk w = { .out_len = 0, .links = 0 };
     w.rest = gd_strdup(path);
-    if (!w.rest)
+    if (!w.rest) {
+        root->out_of_memory = true;
         return GD_ENOMEM;
+    }
     enum gd_status st = GD_OK;
     bool escaped = false;
     char *escape = NULL; /* the link that climbed above the root */
@@ -261,7 +288,20 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
     if (st == GD_ELOOP) {
         note(root, GD_ANOMALY_LOOP, path, w.last_link);
     } else if (escaped) {
+        if (!escape)
+            root->out_of_memory = true; /* the note would lose its detail */
         note(root, GD_ANOMALY_ESCAPE, path, escape);
+    }
+    /* A trailing '/' asks for a directory: "file/" is ENOTDIR, as the kernel says. */
+    size_t plen = strlen(path);
+    if (st == GD_OK && plen > 1 && path[plen - 1] == '/' && w.out_len > 0) {
+        char *host = gd_root_host_path(root, w.out);
+        struct gd_os_stat s;
+        if (!host)
+            st = GD_ENOMEM;
+        else if (gd_os_stat(host, &s) == GD_OK && s.type != GD_FT_DIR)
+            st = GD_ENOTDIR;
+        gd_free(host);
     }
     if (st == GD_OK) {
         if (w.out_len == 0)
@@ -273,6 +313,8 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
     gd_free(escape);
     gd_free(w.rest);
     gd_free(w.last_target);
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
     return st;
 }
 
@@ -282,6 +324,9 @@ static enum gd_status host_for(struct gd_root *root, const char *path, bool foll
 {
     *host = NULL;
     if (root->live) {
+        /* The same cap as gd_root_resolve: past it gd_root_host_path would fail as ENOMEM. */
+        if (strlen(path) > GD_ROOT_PATH_MAX)
+            return GD_ELIMIT;
         *host = gd_root_host_path(root, path);
         return *host ? GD_OK : GD_ENOMEM;
     }
@@ -402,7 +447,10 @@ static enum gd_status read_up_to(struct gd_root *root, const char *path, size_t 
         gd_buf_free(&b);
         return st;
     }
-    return gd_buf_take(&b, data, len);
+    st = gd_buf_take(&b, data, len);
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
+    return st;
 }
 
 enum gd_status gd_root_read_file(struct gd_root *root, const char *path, size_t cap, char **data,
@@ -498,6 +546,11 @@ const struct gd_anomaly *gd_root_anomaly_at(const struct gd_root *root, size_t i
 size_t gd_root_anomalies_dropped(const struct gd_root *root)
 {
     return root->dropped;
+}
+
+bool gd_root_out_of_memory(const struct gd_root *root)
+{
+    return root->out_of_memory;
 }
 
 const char *gd_anomaly_kind_name(enum gd_anomaly_kind kind)

@@ -96,8 +96,14 @@ enum gd_status gd_root_access(struct gd_root *root, const char *path, bool read,
 
 size_t gd_root_anomaly_count(const struct gd_root *root);
 const struct gd_anomaly *gd_root_anomaly_at(const struct gd_root *root, size_t i);
-/* Anomalies seen but not stored because GD_ROOT_ANOMALY_MAX was reached. */
+/* Anomalies seen but not stored because GD_ROOT_ANOMALY_MAX was reached (one met again after
+ * others may be counted again: dropped ones are not remembered). */
 size_t gd_root_anomalies_dropped(const struct gd_root *root);
 const char *gd_anomaly_kind_name(enum gd_anomaly_kind kind);
+
+/* True once any call on this root ran out of memory, an anomaly note included. Callers read
+ * statuses one by one and may take a failed read for a missing file; this tells at the end that
+ * the picture of the tree is incomplete and must not be judged. */
+bool gd_root_out_of_memory(const struct gd_root *root);
 
 #endif

@@ -1,0 +1,253 @@
+/* gd_check through the public API against a small tree, and with each allocation failed. */
+#define _GNU_SOURCE
+#include "core/alloc.h"
+
+#include <gpudoctor/gpudoctor.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+static char *tree, *kb_dir;
+
+/* A container image with a driver mismatch, a nouveau left loaded, two CUDA toolkits, a loop,
+ * a link above the root, a FIFO, and an invalid --kb table. */
+static int setup(void **state)
+{
+    (void)state;
+    tree = tu_mkdtemp("check");
+    tu_write(tree, "etc/os-release",
+             "ID=ubuntu\nID_LIKE=debian\nVERSION_ID=\"22.04\"\n"
+             "PRETTY_NAME=\"Ubuntu 22.04.3 LTS\"\n");
+    tu_write(tree, "proc/driver/nvidia/version",
+             "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC "
+             "2023\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
+    tu_write(tree, "proc/modules",
+             "nvidia_uvm 1400832 0 - Live 0x0 (POE)\nnvidia 56717312 1 nvidia_uvm, Live 0x0 (POE)\n"
+             "nouveau 2 0 - Live 0x0\n");
+    tu_write(tree, "proc/cmdline", "BOOT_IMAGE=/vmlinuz ro quiet\n");
+    tu_write(tree, "proc/version", "Linux version 6.1.0-18-amd64 (gcc 12.2.0) #1 SMP\n");
+    tu_write(tree, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
+    tu_write(tree, "proc/1/cgroup", "0::/system.slice/docker-3f2a9c.scope\n");
+    tu_write(tree, "proc/self/mountinfo", "1 0 0:1 / / rw - overlay overlay rw\n");
+    tu_write(tree, ".dockerenv", "");
+    tu_write(tree, "etc/modprobe.d/nvidia.conf", "options nouveau \\\n  modeset=0\n");
+    tu_write(tree, "dev/nvidiactl", "");
+    tu_write(tree, "dev/nvidia0", "");
+    tu_write(tree, "usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14", "");
+    tu_symlink(tree, "usr/lib/x86_64-linux-gnu/libcuda.so.1", "libcuda.so.550.54.14");
+    tu_write(tree, "usr/lib64/libcuda.so.470.223.02", "");
+    tu_symlink(tree, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "libnvidia-ml.so.1");
+    tu_write(tree, "lib/x86_64-linux-gnu/libc-2.35.so", "");
+    tu_write(tree, "usr/local/cuda-12.4/version.json", "{\"cuda\": {\"version\": \"12.4.1\"}}");
+    tu_mkdirs(tree, "usr/local/cuda-12.4/lib64");
+    tu_write(tree, "usr/local/cuda-12.4/bin/nvcc", "");
+    tu_write(tree, "usr/local/cuda-11.8/version.txt", "CUDA Version 11.8.89\n");
+    tu_mkdirs(tree, "usr/local/cuda-11.8/lib64");
+    tu_symlink(tree, "usr/local/cuda", "../../../../usr/local/cuda-12.4");
+    tu_mkfifo(tree, "etc/modprobe.d/a-fifo.conf"); /* read before nvidia.conf */
+    kb_dir = tu_mkdtemp("check-kb");
+    tu_write(kb_dir, "env_values.json", "{\"table\": \"env_values\", \"format\": 1,}");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_rmtree(tree);
+    tu_rmtree(kb_dir);
+    free(tree);
+    free(kb_dir);
+    return 0;
+}
+
+static struct gd_options *options(void)
+{
+    struct gd_options *o = NULL;
+    assert_int_equal(gd_options_new(&o), GD_OK);
+    assert_int_equal(gd_options_set_root(o, tree), GD_OK);
+    assert_int_equal(gd_options_clear_env(o), GD_OK);
+    assert_int_equal(gd_options_set_kb_dir(o, kb_dir), GD_OK);
+    static const char *const env[] = {
+        "CUDA_HOME=/usr/local/cuda",
+        "PATH=/usr/local/cuda-12.4/bin:/usr/bin",
+        "LD_LIBRARY_PATH=/usr/local/cuda-11.8/lib64::/usr/local/cuda-12.4/lib64:/nope",
+        "CUDA_VISIBLE_DEVICES=-1",
+        "PYTORCH_CUDA_ALLOC_CONF=bogus",
+        "NVIDIA_DRIVER_CAPABILITIES=utility",
+        "CUDA_MODULE_LOADING=lazy",
+    };
+    for (size_t i = 0; i < sizeof env / sizeof *env; i++)
+        assert_int_equal(gd_options_set_env(o, env[i]), GD_OK);
+    return o;
+}
+
+static bool has_finding(const struct gd_report *r, const char *id)
+{
+    for (size_t i = 0; i < gd_report_finding_count(r); i++)
+        if (strcmp(gd_finding_id(gd_report_finding_at(r, i)), id) == 0)
+            return true;
+    return false;
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    struct gd_options *o = options();
+    struct gd_report *r = NULL;
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    assert_non_null(r);
+    static const char *const want[] = {
+        "driver.version-mismatch",
+        "driver.nouveau-loaded",
+        "devices.uvm-missing",
+        "container.detected",
+        "container.no-compute-capability",
+        "env.ld-library-path-missing-dir",
+        "env.ld-library-path-empty-entry",
+        "env.ld-library-path-mixed-cuda",
+        "env.cuda-visible-devices-hides-all",
+        "env.pytorch-alloc-conf-invalid",
+        "env.invalid-value",
+        "root.symlink-loop",
+        "root.symlink-escape",
+        "root.not-regular",
+        "kb.table-invalid",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!has_finding(r, want[i]))
+            fail_msg("no %s", want[i]);
+    assert_int_equal(gd_report_worst(r), GD_SEV_ERROR);
+    const struct gd_entity *host = gd_report_entity(r, "host");
+    assert_string_equal(gd_fact_value(gd_entity_fact(host, "os.id")), "ubuntu");
+    assert_string_equal(gd_fact_value(gd_entity_fact(host, "glibc.version")), "2.35");
+    assert_string_equal(gd_fact_value(gd_entity_fact(host, "live")), "false");
+    const struct gd_entity *drv = gd_report_entity(r, "driver");
+    assert_string_equal(gd_fact_value(gd_entity_fact(drv, "nouveau.blacklisted_by")),
+                        "options nouveau   modeset=0");
+    /* Findings come most severe first. */
+    for (size_t i = 1; i < gd_report_finding_count(r); i++)
+        assert_true(gd_finding_severity(gd_report_finding_at(r, i - 1)) >=
+                    gd_finding_severity(gd_report_finding_at(r, i)));
+    gd_report_free(r);
+
+    /* A root that is not a directory is the caller's error, not a finding. */
+    r = (struct gd_report *)1;
+    char path[PATH_MAX];
+    /* gd_options_set_root refuses it at once, as its comment says. */
+    assert_int_equal(gd_options_set_root(o, tu_path(path, sizeof path, tree, "missing")),
+                     GD_ENOENT);
+    assert_int_equal(gd_options_set_root(o, tu_path(path, sizeof path, tree, "etc/os-release")),
+                     GD_ENOTDIR);
+    assert_int_equal(gd_options_set_root(o, ""), GD_EINVAL);
+    assert_int_equal(gd_options_set_env(o, "NOEQUALS"), GD_EINVAL);
+    gd_options_free(o);
+    gd_options_free(NULL);
+}
+
+/* The finding ids of `r` in order, one string. */
+static void ids_of(const struct gd_report *r, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < gd_report_finding_count(r); i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s ", gd_finding_id(gd_report_finding_at(r, i)));
+    assert_true(n < size);
+}
+
+/* Fail each allocation of a whole check in turn. Each run ends in GD_ENOMEM, or in a report
+ * that renders and says what the check without a failure says: out of memory must never be
+ * taken for a property of the machine (a file missing, a fact unknown). */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    struct gd_options *o = options();
+    struct gd_report *r = NULL;
+    gd_alloc_fail_at(0);
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    unsigned long total = gd_alloc_fail_at(0);
+    static char want[8192], got[8192];
+    ids_of(r, want, sizeof want);
+    gd_report_free(r);
+    assert_true(total > 100);
+    for (unsigned long n = 1; n <= total + 1; n++) {
+        gd_alloc_fail_at(n);
+        r = (struct gd_report *)1;
+        enum gd_status st = gd_check(o, &r);
+        gd_alloc_fail_at(0);
+        if (n <= total && st != GD_ENOMEM)
+            fail_msg("allocation %lu of %lu failed, yet gd_check says %s", n, total,
+                     gd_status_str(st));
+        if (st == GD_ENOMEM) {
+            assert_null(r);
+            continue;
+        }
+        assert_int_equal(st, GD_OK);
+        ids_of(r, got, sizeof got);
+        assert_string_equal(got, want);
+        for (int format = GD_FORMAT_TEXT; format <= GD_FORMAT_PROMETHEUS; format++) {
+            struct gd_render_options ro = { true, true };
+            char *out = NULL;
+            assert_int_equal(gd_render(r, (enum gd_format)format, &ro, &out, NULL), GD_OK);
+            gd_free(out);
+        }
+        gd_report_free(r);
+    }
+    gd_options_free(o);
+}
+
+/* An environment file in docker's format feeds the inspected environment. */
+static void test_env_file(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("envfile");
+    tu_write(dir, "good.env",
+             "# comment\nCUDA_VISIBLE_DEVICES=\nKERAS_BACKEND=pytorch\nnot a variable\n"
+             "=nothing\n");
+    char path[PATH_MAX];
+    struct gd_options *o = NULL;
+    assert_int_equal(gd_options_new(&o), GD_OK);
+    assert_int_equal(gd_options_set_root(o, tree), GD_OK);
+    size_t bad = 99;
+    assert_int_equal(gd_options_load_env_file(o, tu_path(path, sizeof path, dir, "good.env"), &bad),
+                     GD_OK);
+    assert_int_equal(bad, 2);
+    struct gd_report *r = NULL;
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    assert_true(has_finding(r, "env.cuda-visible-devices-hides-all"));
+    assert_true(has_finding(r, "env.invalid-value"));
+    const struct gd_entity *env = gd_report_entity(r, "env");
+    assert_string_equal(gd_fact_value(gd_entity_fact(env, "CUDA_VISIBLE_DEVICES")), "");
+    /* A foreign root never sees this process's environment. */
+    assert_int_equal(gd_fact_state(gd_entity_fact(env, "PATH")), GD_FACT_ABSENT);
+    gd_report_free(r);
+
+    assert_int_equal(gd_options_load_env_file(o, tu_path(path, sizeof path, dir, "missing"), &bad),
+                     GD_ENOENT);
+    assert_int_equal(bad, 0);
+    assert_int_equal(gd_options_load_env_file(o, dir, NULL), GD_ENOTREG);
+    /* Past 1 MiB it is not an environment file. */
+    FILE *f = fopen(tu_path(path, sizeof path, dir, "big.env"), "w");
+    for (int i = 0; i < 40000; i++)
+        fprintf(f, "VARIABLE_%05d=some value here\n", i);
+    fclose(f);
+    assert_int_equal(gd_options_load_env_file(o, path, NULL), GD_ELIMIT);
+    assert_int_equal(gd_options_load_env_file(NULL, path, NULL), GD_EINVAL);
+    gd_options_free(o);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_env_file),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,772 @@
+/* The sysroot: every path confined to the root, symlinks resolved as the kernel would with the
+ * root as "/", and what goes wrong on the way returned as a status and kept as an anomaly. */
+#define _GNU_SOURCE
+#include "core/alloc.h"
+#include "sysroot/sysroot.h"
+
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+static char *tree;
+
+/* The tree every test reads. Paths name what each entry is for. */
+static int setup(void **state)
+{
+    (void)state;
+    tree = tu_mkdtemp("sysroot");
+    tu_write(tree, "etc/passwd", "root-inside\n");
+    tu_write(tree, "etc/os-release", "ID=debian\n");
+    tu_write(tree, "usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3", "libfoo");
+    tu_symlink(tree, "usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1.2.3");
+    tu_symlink(tree, "usr/lib/x86_64-linux-gnu/libabs.so", "/usr/lib/x86_64-linux-gnu/libfoo.so.1");
+    tu_symlink(tree, "lib", "usr/lib");    /* merged /usr, relative */
+    tu_symlink(tree, "lib64", "/usr/lib"); /* absolute, inside the root */
+    tu_symlink(tree, "esc/passwd-abs", "/etc/passwd");
+    tu_symlink(tree, "esc/passwd-rel", "../../../../etc/passwd");
+    tu_symlink(tree, "esc/passwd-ok", "../etc/passwd");
+    tu_symlink(tree, "esc/up", "../../..");
+    tu_symlink(tree, "esc/etc-abs", "/etc");
+    tu_symlink(tree, "loop/a", "b");
+    tu_symlink(tree, "loop/b", "a");
+    tu_symlink(tree, "loop/self", "self");
+    tu_symlink(tree, "loop/dir", "dir/x");
+    tu_write(tree, "notdir/file", "x");
+    tu_symlink(tree, "dangling", "nowhere/at/all");
+    tu_mkfifo(tree, "fifo");
+    tu_symlink(tree, "fifo-link", "fifo");
+    char hundred[100];
+    for (size_t i = 0; i < sizeof hundred; i++)
+        hundred[i] = (char)('0' + i % 10);
+    tu_write_n(tree, "big", hundred, sizeof hundred);
+    tu_write(tree, "empty", "");
+    tu_write(tree, "dir/c", "c");
+    tu_write(tree, "dir/a", "a");
+    tu_write(tree, "dir/B", "B");
+    tu_write(tree, "dir/.hidden", "h");
+    tu_mkdirs(tree, "dir/sub");
+    tu_symlink(tree, "dir/link", "a");
+    tu_mkdirs(tree, "emptydir");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_rmtree(tree);
+    free(tree);
+    tree = NULL;
+    return 0;
+}
+
+static struct gd_root *open_tree(void)
+{
+    struct gd_root *root = NULL;
+    assert_int_equal(gd_root_new(tree, &root), GD_OK);
+    assert_non_null(root);
+    return root;
+}
+
+static size_t count_kind(const struct gd_root *root, enum gd_anomaly_kind kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gd_root_anomaly_count(root); i++)
+        if (gd_root_anomaly_at(root, i)->kind == kind)
+            n++;
+    return n;
+}
+
+static const struct gd_anomaly *find_anomaly(const struct gd_root *root, enum gd_anomaly_kind kind,
+                                             const char *path)
+{
+    for (size_t i = 0; i < gd_root_anomaly_count(root); i++) {
+        const struct gd_anomaly *a = gd_root_anomaly_at(root, i);
+        if (a->kind == kind && strcmp(a->path, path) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+static void test_new(void **state)
+{
+    (void)state;
+    struct gd_root *root = (struct gd_root *)1;
+    char path[PATH_MAX];
+    assert_int_equal(gd_root_new(tu_path(path, sizeof path, tree, "missing"), &root), GD_ENOENT);
+    assert_null(root);
+    assert_int_equal(gd_root_new(tu_path(path, sizeof path, tree, "etc/passwd"), &root),
+                     GD_ENOTDIR);
+    assert_null(root);
+
+    /* A root given through a symlink and with "." and ".." is made canonical. */
+    tu_path(path, sizeof path, tree, "lib/../../etc/./..");
+    assert_int_equal(gd_root_new(path, &root), GD_OK);
+    char *canon = realpath(tree, NULL);
+    assert_string_equal(gd_root_dir(root), canon);
+    assert_false(gd_root_is_live(root));
+    char *host = gd_root_host_path(root, "/etc/passwd");
+    char want[PATH_MAX];
+    assert_string_equal(host, tu_path(want, sizeof want, canon, "etc/passwd"));
+    gd_free(host);
+    host = gd_root_host_path(root, "etc/passwd"); /* relative means from the root too */
+    assert_string_equal(host, want);
+    gd_free(host);
+    assert_int_equal(gd_root_access(root, "/etc/passwd", true, false), GD_EUNSUPPORTED);
+    assert_int_equal(gd_root_anomaly_count(root), 0);
+    gd_root_free(root);
+    free(canon);
+    gd_root_free(NULL);
+}
+
+struct resolve_case {
+    const char *path;
+    bool follow_last;
+    enum gd_status status;
+    const char *want; /* resolved path inside the root */
+};
+
+static const struct resolve_case resolve_cases[] = {
+    { "/", true, GD_OK, "/" },
+    { "", true, GD_OK, "/" },
+    { "/etc/passwd", true, GD_OK, "/etc/passwd" },
+    { "etc/./passwd", true, GD_OK, "/etc/passwd" },
+    { "//etc///passwd", true, GD_OK, "/etc/passwd" },
+    { "/etc/../etc/passwd", true, GD_OK, "/etc/passwd" },
+    /* ".." at "/" stays at "/", as the kernel does for the real root. */
+    { "/../../etc/passwd", true, GD_OK, "/etc/passwd" },
+    /* A trailing '/' asks for a directory, as the kernel reads it. */
+    { "/etc/passwd/", true, GD_ENOTDIR, NULL },
+    { "/etc/", true, GD_OK, "/etc" },
+    /* Relative and absolute links, in the last component and in the middle. */
+    { "/usr/lib/x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/libfoo.so.1", false, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1" },
+    { "/usr/lib/x86_64-linux-gnu/libabs.so", true, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/lib/x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/lib64/x86_64-linux-gnu/libabs.so", true, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/lib", false, GD_OK, "/lib" },
+    { "/lib", true, GD_OK, "/usr/lib" },
+    /* ".." after a link climbs from the link's target, not from the link (path_resolution(7)). */
+    { "/lib/../etc/passwd", true, GD_ENOENT, NULL },
+    { "/lib/../lib/x86_64-linux-gnu", true, GD_OK, "/usr/lib/x86_64-linux-gnu" },
+    /* Links out of the root land inside it. */
+    { "/esc/passwd-abs", true, GD_OK, "/etc/passwd" },
+    { "/esc/passwd-rel", true, GD_OK, "/etc/passwd" },
+    { "/esc/passwd-ok", true, GD_OK, "/etc/passwd" },
+    { "/esc/etc-abs/passwd", true, GD_OK, "/etc/passwd" },
+    { "/esc/up/etc/passwd", true, GD_OK, "/etc/passwd" },
+    /* Loops. */
+    { "/loop/a", true, GD_ELOOP, NULL },
+    { "/loop/a", false, GD_OK, "/loop/a" },
+    { "/loop/self", true, GD_ELOOP, NULL },
+    { "/loop/self/x", false, GD_ELOOP, NULL },
+    { "/loop/dir/y", true, GD_ELOOP, NULL },
+    /* A file in the middle of a path, missing entries, dangling links. */
+    { "/notdir/file/x", true, GD_ENOTDIR, NULL },
+    { "/notdir/file", true, GD_OK, "/notdir/file" },
+    { "/missing/x", true, GD_ENOENT, NULL },
+    { "/missing", true, GD_ENOENT, NULL },
+    { "/dangling", true, GD_ENOENT, NULL },
+    { "/dangling", false, GD_OK, "/dangling" },
+    { "/fifo-link", true, GD_OK, "/fifo" },
+};
+
+static void test_resolve(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    for (size_t i = 0; i < sizeof resolve_cases / sizeof *resolve_cases; i++) {
+        const struct resolve_case *c = &resolve_cases[i];
+        char *out = (char *)1;
+        enum gd_status st = gd_root_resolve(root, c->path, c->follow_last, &out);
+        if (st != c->status)
+            fail_msg("\"%s\" (follow %d): status %s, want %s", c->path, c->follow_last,
+                     gd_status_str(st), gd_status_str(c->status));
+        if (st != GD_OK) {
+            assert_null(out);
+            continue;
+        }
+        if (strcmp(out, c->want) != 0)
+            fail_msg("\"%s\" (follow %d): \"%s\", want \"%s\"", c->path, c->follow_last, out,
+                     c->want);
+        gd_free(out);
+    }
+    gd_root_free(root);
+}
+
+/* A link to /etc/passwd, even one climbing with "..", reads the root's own file; only a link
+ * that climbs above the root is an escape. */
+static void test_escape(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    char *data = NULL;
+    size_t len = 0;
+    static const char *const inside[] = { "/esc/passwd-abs", "/esc/passwd-ok", "/../etc/passwd",
+                                          "/esc/etc-abs/passwd", "/etc/../../etc/passwd" };
+    for (size_t i = 0; i < sizeof inside / sizeof *inside; i++) {
+        assert_int_equal(gd_root_read_file(root, inside[i], 1024, &data, &len), GD_OK);
+        assert_string_equal(data, "root-inside\n");
+        gd_free(data);
+    }
+    assert_int_equal(count_kind(root, GD_ANOMALY_ESCAPE), 0);
+
+    assert_int_equal(gd_root_read_file(root, "/esc/passwd-rel", 1024, &data, &len), GD_OK);
+    assert_string_equal(data, "root-inside\n");
+    assert_int_equal(len, 12);
+    gd_free(data);
+    assert_int_equal(count_kind(root, GD_ANOMALY_ESCAPE), 1);
+    const struct gd_anomaly *a = find_anomaly(root, GD_ANOMALY_ESCAPE, "/esc/passwd-rel");
+    assert_non_null(a);
+    assert_string_equal(a->detail, "/esc/passwd-rel -> ../../../../etc/passwd");
+
+    /* A directory link in the middle of the path. */
+    struct gd_os_stat st;
+    assert_int_equal(gd_root_stat(root, "/esc/up/etc/passwd", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_REG);
+    assert_int_equal(st.size, 12);
+    assert_non_null(find_anomaly(root, GD_ANOMALY_ESCAPE, "/esc/up/etc/passwd"));
+    assert_int_equal(count_kind(root, GD_ANOMALY_ESCAPE), 2);
+    gd_root_free(root);
+}
+
+static void test_loops(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(gd_root_read_file(root, "/loop/a", 1024, &data, &len), GD_ELOOP);
+    assert_null(data);
+    const struct gd_anomaly *a = find_anomaly(root, GD_ANOMALY_LOOP, "/loop/a");
+    assert_non_null(a);
+    assert_string_equal(gd_anomaly_kind_name(a->kind), "symlink-loop");
+    struct gd_os_stat st;
+    assert_int_equal(gd_root_stat(root, "/loop/self", &st), GD_ELOOP);
+    assert_non_null(find_anomaly(root, GD_ANOMALY_LOOP, "/loop/self"));
+    /* lstat does not follow the last link, so a looping link can still be looked at. */
+    assert_int_equal(gd_root_lstat(root, "/loop/self", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_LNK);
+    char *target = NULL;
+    assert_int_equal(gd_root_readlink(root, "/loop/self", &target), GD_OK);
+    assert_string_equal(target, "self");
+    gd_free(target);
+    assert_false(gd_root_exists(root, "/loop/b"));
+    assert_int_equal(count_kind(root, GD_ANOMALY_LOOP), 3);
+    gd_root_free(root);
+}
+
+static void test_stat_and_readlink(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    struct gd_os_stat st;
+    assert_int_equal(gd_root_stat(root, "/lib", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_DIR);
+    assert_int_equal(gd_root_lstat(root, "/lib", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_LNK);
+    assert_true(gd_root_is_dir(root, "/lib64"));
+    assert_false(gd_root_is_dir(root, "/etc/passwd"));
+    assert_true(gd_root_exists(root, "/etc/passwd"));
+    assert_false(gd_root_exists(root, "/dangling"));
+    assert_int_equal(gd_root_lstat(root, "/dangling", &st), GD_OK);
+    assert_int_equal(gd_root_stat(root, "/dangling", &st), GD_ENOENT);
+    assert_int_equal(gd_root_stat(root, "/notdir/file/x", &st), GD_ENOTDIR);
+    assert_int_equal(gd_root_stat(root, "/fifo", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_FIFO);
+
+    char *target = NULL;
+    assert_int_equal(gd_root_readlink(root, "/esc/passwd-rel", &target), GD_OK);
+    assert_string_equal(target, "../../../../etc/passwd");
+    gd_free(target);
+    /* The link itself is read through the root: its directory may be a link too. */
+    assert_int_equal(gd_root_readlink(root, "/lib/x86_64-linux-gnu/libfoo.so.1", &target), GD_OK);
+    assert_string_equal(target, "libfoo.so.1.2.3");
+    gd_free(target);
+    assert_int_equal(gd_root_readlink(root, "/dangling", &target), GD_OK);
+    assert_string_equal(target, "nowhere/at/all");
+    gd_free(target);
+    assert_int_equal(gd_root_readlink(root, "/etc/passwd", &target), GD_EINVAL);
+    assert_null(target);
+    /* Missing files, dangling links and ENOTDIR are not anomalies; stat of a FIFO neither. */
+    assert_int_equal(gd_root_anomaly_count(root), 0);
+    gd_root_free(root);
+}
+
+/* A FIFO where a file is expected must neither block the reader nor be read. */
+static void test_fifo(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    char *data = (char *)1;
+    size_t len = 1;
+    alarm(10); /* a blocking open would end the test here, as a failure */
+    assert_int_equal(gd_root_read_file(root, "/fifo", 1024, &data, &len), GD_ENOTREG);
+    assert_null(data);
+    assert_int_equal(len, 0);
+    assert_int_equal(gd_root_read_head(root, "/fifo-link", 16, &data, &len), GD_ENOTREG);
+    struct gd_os_file *f = (struct gd_os_file *)1;
+    assert_int_equal(gd_root_open(root, "/fifo", &f), GD_ENOTREG);
+    assert_null(f);
+    /* A directory is not a regular file either. */
+    assert_int_equal(gd_root_read_file(root, "/dir", 1024, &data, &len), GD_ENOTREG);
+
+    /* The live root goes through the kernel: the same answer, as quickly. */
+    struct gd_root *live = NULL;
+    assert_int_equal(gd_root_new("/", &live), GD_OK);
+    char path[PATH_MAX];
+    assert_int_equal(
+        gd_root_read_file(live, tu_path(path, sizeof path, tree, "fifo"), 1024, &data, &len),
+        GD_ENOTREG);
+    alarm(0);
+    assert_non_null(find_anomaly(live, GD_ANOMALY_NOT_REGULAR, path));
+    gd_root_free(live);
+
+    const struct gd_anomaly *a = find_anomaly(root, GD_ANOMALY_NOT_REGULAR, "/fifo");
+    assert_non_null(a);
+    assert_string_equal(gd_anomaly_kind_name(a->kind), "not-regular");
+    assert_non_null(find_anomaly(root, GD_ANOMALY_NOT_REGULAR, "/fifo-link"));
+    assert_non_null(find_anomaly(root, GD_ANOMALY_NOT_REGULAR, "/dir"));
+    /* Opened twice, noted once. */
+    assert_int_equal(count_kind(root, GD_ANOMALY_NOT_REGULAR), 3);
+    gd_root_free(root);
+}
+
+static void test_read_file(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    char *data = NULL;
+    size_t len = 0;
+    /* Exactly the cap is accepted; one byte less is not. */
+    assert_int_equal(gd_root_read_file(root, "/big", 100, &data, &len), GD_OK);
+    assert_int_equal(len, 100);
+    assert_int_equal(data[100], '\0');
+    assert_memory_equal(data, "0123456789", 10);
+    gd_free(data);
+    assert_int_equal(gd_root_anomaly_count(root), 0);
+
+    data = (char *)1;
+    assert_int_equal(gd_root_read_file(root, "/big", 99, &data, &len), GD_ELIMIT);
+    assert_null(data);
+    assert_int_equal(len, 0);
+    const struct gd_anomaly *a = find_anomaly(root, GD_ANOMALY_TOO_LARGE, "/big");
+    assert_non_null(a);
+    assert_string_equal(a->detail, "larger than 99 bytes");
+    assert_string_equal(gd_anomaly_kind_name(a->kind), "too-large");
+    assert_int_equal(gd_root_read_file(root, "/big", 10, &data, &len), GD_ELIMIT);
+    assert_int_equal(gd_root_anomaly_count(root), 1); /* same kind and path: kept once */
+
+    /* An empty file is an empty, NUL-terminated buffer, not NULL. */
+    assert_int_equal(gd_root_read_file(root, "/empty", 10, &data, &len), GD_OK);
+    assert_non_null(data);
+    assert_int_equal(len, 0);
+    assert_int_equal(data[0], '\0');
+    gd_free(data);
+    assert_int_equal(gd_root_read_file(root, "/empty", 0, &data, &len), GD_OK);
+    gd_free(data);
+
+    /* Through links. */
+    assert_int_equal(gd_root_read_file(root, "/lib64/x86_64-linux-gnu/libabs.so", 10, &data, &len),
+                     GD_OK);
+    assert_string_equal(data, "libfoo");
+    gd_free(data);
+    assert_int_equal(gd_root_read_file(root, "/missing", 10, &data, &len), GD_ENOENT);
+    assert_int_equal(gd_root_read_file(root, "/dangling", 10, &data, &len), GD_ENOENT);
+    assert_int_equal(gd_root_read_file(root, "/notdir/file/x", 10, &data, &len), GD_ENOTDIR);
+    assert_int_equal(gd_root_anomaly_count(root), 1);
+    gd_root_free(root);
+}
+
+/* Files larger than the reader's 8 KiB chunks. */
+static void test_read_large(void **state)
+{
+    (void)state;
+    enum { SIZE = 3 * 8192 + 123 };
+    char *content = malloc(SIZE);
+    for (size_t i = 0; i < SIZE; i++)
+        content[i] = (char)('a' + (i * 7) % 26);
+    tu_write_n(tree, "large", content, SIZE);
+    struct gd_root *root = open_tree();
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(gd_root_read_file(root, "/large", 1 << 20, &data, &len), GD_OK);
+    assert_int_equal(len, SIZE);
+    assert_memory_equal(data, content, SIZE);
+    gd_free(data);
+    assert_int_equal(gd_root_read_file(root, "/large", SIZE, &data, &len), GD_OK);
+    gd_free(data);
+    assert_int_equal(gd_root_read_file(root, "/large", 2 * 8192, &data, &len), GD_ELIMIT);
+
+    /* A head across chunk boundaries, and one past the end of the file. */
+    static const size_t heads[] = { 0, 1, 10, 8191, 8192, 8193, 20000, SIZE, SIZE + 1, 1 << 20 };
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        assert_int_equal(gd_root_read_head(root, "/large", heads[i], &data, &len), GD_OK);
+        size_t want = heads[i] < SIZE ? heads[i] : SIZE;
+        if (len != want)
+            fail_msg("head %zu: %zu bytes, want %zu", heads[i], len, want);
+        assert_memory_equal(data, content, want);
+        assert_int_equal(data[len], '\0');
+        gd_free(data);
+    }
+    assert_int_equal(gd_root_read_head(root, "/big", 10, &data, &len), GD_OK);
+    assert_string_equal(data, "0123456789");
+    gd_free(data);
+    /* A head never exceeds its cap, so it is no too-large anomaly. */
+    assert_int_equal(count_kind(root, GD_ANOMALY_TOO_LARGE), 1);
+    assert_non_null(find_anomaly(root, GD_ANOMALY_TOO_LARGE, "/large"));
+
+    struct gd_os_file *f = NULL;
+    assert_int_equal(gd_root_open(root, "/lib/x86_64-linux-gnu/libfoo.so.1", &f), GD_OK);
+    char buf[16];
+    size_t got = 0;
+    assert_int_equal(gd_os_pread(f, buf, sizeof buf, 3, &got), GD_OK);
+    assert_int_equal(got, 3);
+    assert_memory_equal(buf, "foo", 3);
+    gd_os_close(f);
+    gd_root_free(root);
+    free(content);
+}
+
+static void test_list(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    struct gd_names names;
+    assert_int_equal(gd_root_list(root, "/dir", &names), GD_OK);
+    static const char *const want[] = { ".hidden", "B", "a", "c", "link", "sub" };
+    assert_int_equal(names.count, sizeof want / sizeof *want);
+    for (size_t i = 0; i < names.count; i++)
+        assert_string_equal(names.names[i], want[i]);
+    gd_names_free(&names);
+    assert_null(names.names);
+    assert_int_equal(names.count, 0);
+    gd_names_free(&names); /* twice is harmless */
+
+    /* Through a directory link, and a relative path. */
+    assert_int_equal(gd_root_list(root, "lib", &names), GD_OK);
+    assert_int_equal(names.count, 1);
+    assert_string_equal(names.names[0], "x86_64-linux-gnu");
+    gd_names_free(&names);
+
+    assert_int_equal(gd_root_list(root, "/emptydir", &names), GD_OK);
+    assert_int_equal(names.count, 0);
+    gd_names_free(&names);
+    assert_int_equal(gd_root_list(root, "/missing", &names), GD_ENOENT);
+    assert_null(names.names);
+    assert_int_equal(gd_root_list(root, "/etc/passwd", &names), GD_ENOTDIR);
+    assert_int_equal(gd_root_list(root, "/loop/a", &names), GD_ELOOP);
+    assert_int_equal(names.count, 0);
+
+    /* The root itself lists the top of the tree. */
+    assert_int_equal(gd_root_list(root, "/", &names), GD_OK);
+    bool saw_etc = false;
+    for (size_t i = 0; i < names.count; i++) {
+        assert_string_not_equal(names.names[i], ".");
+        assert_string_not_equal(names.names[i], "..");
+        if (i)
+            assert_true(strcmp(names.names[i - 1], names.names[i]) < 0);
+        saw_etc = saw_etc || strcmp(names.names[i], "etc") == 0;
+    }
+    assert_true(saw_etc);
+    gd_names_free(&names);
+    gd_root_free(root);
+}
+
+/* Runs in a child without privileges: a mode-000 file and directory cannot be read. */
+static int unreadable_child(void)
+{
+    struct gd_root *root = NULL;
+    if (gd_root_new(tree, &root) != GD_OK)
+        return 10;
+    int bad = 0;
+    char *data = NULL;
+    size_t len = 0;
+    if (gd_root_read_file(root, "/secret/file", 1024, &data, &len) != GD_EACCES || data)
+        bad |= 1;
+    const struct gd_anomaly *a = find_anomaly(root, GD_ANOMALY_UNREADABLE, "/secret/file");
+    if (!a || strcmp(a->detail, "permission denied") != 0)
+        bad |= 2;
+    struct gd_names names;
+    if (gd_root_list(root, "/secret/dir", &names) != GD_EACCES)
+        bad |= 4;
+    if (!find_anomaly(root, GD_ANOMALY_UNREADABLE, "/secret/dir"))
+        bad |= 8;
+    /* A file whose directory may not be searched cannot even be looked at. */
+    struct gd_os_stat st;
+    if (gd_root_stat(root, "/secret/dir/inner", &st) != GD_EACCES)
+        bad |= 16;
+    if (gd_root_anomaly_count(root) != 3)
+        bad |= 32;
+    gd_root_free(root);
+
+    /* The live root answers the same through the kernel, and access() agrees. */
+    struct gd_root *live = NULL;
+    char path[PATH_MAX];
+    if (gd_root_new("/", &live) != GD_OK)
+        return 11;
+    tu_path(path, sizeof path, tree, "secret/file");
+    if (gd_root_read_file(live, path, 1024, &data, &len) != GD_EACCES)
+        bad |= 64;
+    if (!find_anomaly(live, GD_ANOMALY_UNREADABLE, path))
+        bad |= 128;
+    if (gd_root_access(live, path, true, false) != GD_EACCES)
+        bad |= 256;
+    gd_root_free(live);
+    return bad;
+}
+
+static void test_unreadable(void **state)
+{
+    (void)state;
+    tu_write(tree, "secret/file", "secret");
+    tu_write(tree, "secret/dir/inner", "x");
+    tu_chmod(tree, "secret/file", 0);
+    tu_chmod(tree, "secret/dir", 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0) {
+            /* Root reads everything: become nobody (65534) first. */
+            if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(77);
+        }
+        _exit(unreadable_child());
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    tu_chmod(tree, "secret/dir", 0755);
+    tu_chmod(tree, "secret/file", 0644);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77) {
+        print_message("cannot drop root privileges to uid 65534 here: unreadable case skipped\n");
+        skip();
+    }
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("unreadable checks failed in the child: code %d", WEXITSTATUS(status));
+}
+
+static void test_long_paths(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    struct gd_root *live = NULL;
+    assert_int_equal(gd_root_new("/", &live), GD_OK);
+    static const size_t lengths[] = { GD_ROOT_PATH_MAX + 1, 2 * GD_ROOT_PATH_MAX + 10, 100000 };
+    for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++) {
+        char *path = malloc(lengths[i] + 1);
+        for (size_t k = 0; k < lengths[i]; k++)
+            path[k] = k % 2 ? 'a' : '/';
+        path[lengths[i]] = '\0';
+        char *out = NULL, *data = NULL;
+        size_t len = 0;
+        struct gd_os_stat st;
+        assert_int_equal(gd_root_resolve(root, path, true, &out), GD_ELIMIT);
+        assert_null(out);
+        assert_int_equal(gd_root_read_file(root, path, 16, &data, &len), GD_ELIMIT);
+        assert_int_equal(gd_root_stat(root, path, &st), GD_ELIMIT);
+        if (gd_root_read_file(live, path, 16, &data, &len) != GD_ELIMIT)
+            fail_msg("live root, path of %zu bytes: not GD_ELIMIT", lengths[i]);
+        assert_int_equal(gd_root_stat(live, path, &st), GD_ELIMIT);
+        free(path);
+    }
+    /* A path of exactly GD_ROOT_PATH_MAX bytes is walked (and found missing). */
+    char *path = malloc(GD_ROOT_PATH_MAX + 1);
+    for (size_t k = 0; k < GD_ROOT_PATH_MAX; k++)
+        path[k] = k % 2 ? 'a' : '/';
+    path[GD_ROOT_PATH_MAX] = '\0';
+    char *out = NULL;
+    assert_int_equal(gd_root_resolve(root, path, true, &out), GD_ENOENT);
+    free(path);
+    gd_root_free(live);
+    gd_root_free(root);
+}
+
+static void test_live_root(void **state)
+{
+    (void)state;
+    struct gd_root *root = NULL;
+    assert_int_equal(gd_root_new("/", &root), GD_OK);
+    assert_true(gd_root_is_live(root));
+    assert_string_equal(gd_root_dir(root), "/");
+    char *host = gd_root_host_path(root, "/proc/self/status");
+    assert_string_equal(host, "/proc/self/status");
+    gd_free(host);
+
+    /* /proc files report size 0: the reader goes to EOF all the same. */
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(gd_root_read_file(root, "/proc/self/status", 64 * 1024, &data, &len), GD_OK);
+    assert_true(len > 0);
+    assert_int_equal(strlen(data), len);
+    assert_non_null(strstr(data, "Name:"));
+    char pid_line[64];
+    snprintf(pid_line, sizeof pid_line, "\nPid:\t%ld\n", (long)getpid());
+    assert_non_null(strstr(data, pid_line));
+    gd_free(data);
+    assert_int_equal(gd_root_read_file(root, "/proc/self/status", 10, &data, &len), GD_ELIMIT);
+    assert_non_null(find_anomaly(root, GD_ANOMALY_TOO_LARGE, "/proc/self/status"));
+    assert_int_equal(gd_root_read_head(root, "/proc/self/status", 5, &data, &len), GD_OK);
+    assert_string_equal(data, "Name:");
+    gd_free(data);
+
+    /* The tree read through the live root by its host path. */
+    char path[PATH_MAX];
+    assert_int_equal(gd_root_read_file(root, tu_path(path, sizeof path, tree, "lib/../etc/passwd"),
+                                       64, &data, &len),
+                     GD_ENOENT);
+    assert_int_equal(
+        gd_root_read_file(root, tu_path(path, sizeof path, tree, "etc/passwd"), 64, &data, &len),
+        GD_OK);
+    assert_string_equal(data, "root-inside\n");
+    gd_free(data);
+    assert_int_equal(gd_root_access(root, path, true, false), GD_OK);
+    assert_int_equal(gd_root_access(root, tu_path(path, sizeof path, tree, "missing"), true, false),
+                     GD_ENOENT);
+    assert_int_equal(
+        gd_root_read_file(root, tu_path(path, sizeof path, tree, "loop/a"), 64, &data, &len),
+        GD_ELOOP);
+    assert_non_null(find_anomaly(root, GD_ANOMALY_LOOP, path));
+    gd_root_free(root);
+}
+
+/* Each (kind, path) is kept once; past GD_ROOT_ANOMALY_MAX they are counted, not stored. */
+static void test_anomaly_cap(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    char path[64];
+    struct gd_os_stat st;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < GD_ROOT_ANOMALY_MAX - 1; i++) {
+            snprintf(path, sizeof path, "/loop/a/%d", i);
+            assert_int_equal(gd_root_stat(root, path, &st), GD_ELOOP);
+        }
+    }
+    assert_int_equal(gd_root_anomaly_count(root), GD_ROOT_ANOMALY_MAX - 1);
+    assert_int_equal(gd_root_anomalies_dropped(root), 0);
+
+    /* Another kind for a path already noted is a new anomaly: the last one stored. */
+    assert_int_equal(gd_root_lstat(root, "/loop/a/0", &st), GD_ELOOP); /* the same loop again */
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(gd_root_read_file(root, "/big", 1, &data, &len), GD_ELIMIT);
+    assert_int_equal(gd_root_anomaly_count(root), GD_ROOT_ANOMALY_MAX);
+    assert_int_equal(gd_root_anomalies_dropped(root), 0);
+
+    /* Five more distinct ones are dropped and counted. */
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "/loop/b/%d", i);
+        assert_int_equal(gd_root_stat(root, path, &st), GD_ELOOP);
+    }
+    assert_int_equal(gd_root_anomaly_count(root), GD_ROOT_ANOMALY_MAX);
+    assert_int_equal(gd_root_anomalies_dropped(root), 5);
+    /* A stored one seen again is neither stored nor dropped. */
+    assert_int_equal(gd_root_stat(root, "/loop/a/3", &st), GD_ELOOP);
+    assert_int_equal(gd_root_anomalies_dropped(root), 5);
+    assert_null(gd_root_anomaly_at(root, GD_ROOT_ANOMALY_MAX));
+    const struct gd_anomaly *last = gd_root_anomaly_at(root, GD_ROOT_ANOMALY_MAX - 1);
+    assert_int_equal(last->kind, GD_ANOMALY_TOO_LARGE);
+    assert_string_equal(last->path, "/big");
+    for (size_t i = 0; i + 1 < GD_ROOT_ANOMALY_MAX; i++) {
+        snprintf(path, sizeof path, "/loop/a/%zu", i);
+        assert_string_equal(gd_root_anomaly_at(root, i)->path, path);
+    }
+    gd_root_free(root);
+}
+
+static void test_kind_names(void **state)
+{
+    (void)state;
+    static const struct {
+        enum gd_anomaly_kind kind;
+        const char *name;
+    } names[] = {
+        { GD_ANOMALY_LOOP, "symlink-loop" },       { GD_ANOMALY_ESCAPE, "symlink-escape" },
+        { GD_ANOMALY_UNREADABLE, "unreadable" },   { GD_ANOMALY_TOO_LARGE, "too-large" },
+        { GD_ANOMALY_NOT_REGULAR, "not-regular" }, { (enum gd_anomaly_kind)99, "unknown" },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        assert_string_equal(gd_anomaly_kind_name(names[i].kind), names[i].name);
+}
+
+/* Out of memory anywhere in a resolution or a read is GD_ENOMEM, never a crash or a leak. */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    for (unsigned long n = 1;; n++) {
+        gd_alloc_fail_at(n);
+        char *data = NULL;
+        size_t len = 0;
+        enum gd_status st =
+            gd_root_read_file(root, "/lib64/x86_64-linux-gnu/libabs.so", 64, &data, &len);
+        gd_alloc_fail_at(0);
+        if (st == GD_OK) {
+            assert_string_equal(data, "libfoo");
+            gd_free(data);
+            break;
+        }
+        if (st != GD_ENOMEM)
+            fail_msg("allocation %lu failed: %s", n, gd_status_str(st));
+        assert_null(data);
+    }
+    for (unsigned long n = 1;; n++) {
+        gd_alloc_fail_at(n);
+        struct gd_names names;
+        enum gd_status st = gd_root_list(root, "/lib/../../dir", &names);
+        gd_alloc_fail_at(0);
+        if (st == GD_OK) {
+            assert_int_equal(names.count, 6);
+            gd_names_free(&names);
+            break;
+        }
+        if (st != GD_ENOMEM)
+            fail_msg("allocation %lu failed: %s", n, gd_status_str(st));
+    }
+    for (unsigned long n = 1;; n++) {
+        gd_alloc_fail_at(n);
+        struct gd_root *r = NULL;
+        enum gd_status st = gd_root_new(tree, &r);
+        gd_alloc_fail_at(0);
+        gd_root_free(r);
+        if (st == GD_OK)
+            break;
+        assert_int_equal(st, GD_ENOMEM);
+    }
+    gd_root_free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new),
+        cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_loops),
+        cmocka_unit_test(test_stat_and_readlink),
+        cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_read_large),
+        cmocka_unit_test(test_list),
+        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_long_paths),
+        cmocka_unit_test(test_live_root),
+        cmocka_unit_test(test_anomaly_cap),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
