@@ -102,24 +102,11 @@ enum gd_status gd_options_load_env_file(struct gd_options *o, const char *path, 
         *bad_lines = 0;
     if (!o || !path)
         return GD_EINVAL;
-    struct gd_os_file *f;
-    enum gd_status st = gd_os_open_read(path, false, &f);
-    if (st != GD_OK)
-        return st;
-    struct gd_buf b;
-    gd_buf_init(&b, ENV_FILE_MAX);
-    char chunk[8192];
-    unsigned long long off = 0;
-    size_t got;
-    while ((st = gd_os_pread(f, chunk, sizeof chunk, off, &got)) == GD_OK && got) {
-        gd_buf_add(&b, chunk, got);
-        off += got;
-        if ((st = gd_buf_status(&b)) != GD_OK)
-            break;
-    }
-    gd_os_close(f);
+    char *data = NULL;
+    size_t len = 0;
+    enum gd_status st = gd_os_read_file(path, ENV_FILE_MAX, &data, &len);
     if (st == GD_OK)
-        st = gd_parse_kv(gd_buf_str(&b), b.len, GD_KV_PLAIN, put_var, o->extra, bad_lines);
-    gd_buf_free(&b);
+        st = gd_parse_kv(data, len, GD_KV_PLAIN, put_var, o->extra, bad_lines);
+    gd_free(data);
     return st;
 }

@@ -20,6 +20,7 @@ char *gd_arena_strdup(struct gd_arena *arena, const char *s);
 char *gd_arena_strndup(struct gd_arena *arena, const char *s, size_t n);
 char *gd_arena_printf(struct gd_arena *arena, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-char *gd_arena_vprintf(struct gd_arena *arena, const char *fmt, va_list ap);
+char *gd_arena_vprintf(struct gd_arena *arena, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 #endif

@@ -198,32 +198,30 @@ enum gd_status gd_version_from_cuda_int(long value, struct gd_version *out)
     return GD_OK;
 }
 
-enum gd_status gd_version_from_cudnn_int(long value, struct gd_version *out)
+/* major*1000 + minor*100 + patch below `wide_from`, major*10000 + minor*100 + patch from it. */
+static enum gd_status from_scaled_int(long value, unsigned long wide_from, struct gd_version *out)
 {
     reset(out);
     if (value <= 0 || value > 9999999)
         return GD_EFORMAT;
     unsigned long v = (unsigned long)value;
-    /* cuDNN 9 changed CUDNN_VERSION from major*1000 to major*10000 (cudnn_version.h). */
-    if (v >= 90000)
+    if (v >= wide_from)
         set_parts(out, 3, v / 10000, (v % 10000) / 100, v % 100);
     else
         set_parts(out, 3, v / 1000, (v % 1000) / 100, v % 100);
     return GD_OK;
 }
 
+enum gd_status gd_version_from_cudnn_int(long value, struct gd_version *out)
+{
+    /* cuDNN 9 changed CUDNN_VERSION from major*1000 to major*10000 (cudnn_version.h). */
+    return from_scaled_int(value, 90000, out);
+}
+
 enum gd_status gd_version_from_nccl_int(long value, struct gd_version *out)
 {
-    reset(out);
-    if (value <= 0 || value > 9999999)
-        return GD_EFORMAT;
-    unsigned long v = (unsigned long)value;
     /* NCCL 2.9 moved NCCL_VERSION_CODE to major*10000 + minor*100 + patch (nccl.h). */
-    if (v >= 10000)
-        set_parts(out, 3, v / 10000, (v % 10000) / 100, v % 100);
-    else
-        set_parts(out, 3, v / 1000, (v % 1000) / 100, v % 100);
-    return GD_OK;
+    return from_scaled_int(value, 10000, out);
 }
 
 enum gd_status gd_version_from_cuda_tag(const char *tag, struct gd_version *out)

@@ -19,6 +19,9 @@
 
 #define GD_VERSION_MAX_PARTS 6
 #define GD_VERSION_TEXT_MAX  64
+/* gd_version_format's canonical form can outgrow the input ("1.0-1" -> "1.0.post1"): buffers
+ * for it hold this much. */
+#define GD_VERSION_FORMAT_MAX 160
 
 enum gd_pre_kind { GD_PRE_NONE = 0, GD_PRE_ALPHA, GD_PRE_BETA, GD_PRE_RC };
 

@@ -179,31 +179,6 @@ static enum gd_status add_table(struct gd_kb *kb, struct gd_kb_table *t)
     return GD_OK;
 }
 
-static enum gd_status read_host_file(const char *path, char **data, size_t *len)
-{
-    struct gd_os_file *f;
-    enum gd_status st = gd_os_open_read(path, false, &f);
-    if (st != GD_OK)
-        return st;
-    struct gd_buf b;
-    gd_buf_init(&b, KB_FILE_MAX);
-    char chunk[16384];
-    unsigned long long off = 0;
-    size_t got;
-    while ((st = gd_os_pread(f, chunk, sizeof chunk, off, &got)) == GD_OK && got) {
-        gd_buf_add(&b, chunk, got);
-        off += got;
-        if (gd_buf_status(&b) != GD_OK)
-            break;
-    }
-    gd_os_close(f);
-    if (st != GD_OK) {
-        gd_buf_free(&b);
-        return st;
-    }
-    return gd_buf_take(&b, data, len);
-}
-
 static enum gd_status load_override(struct gd_kb *kb, const char *dir, const char *file)
 {
     size_t n = strlen(file);
@@ -218,7 +193,7 @@ static enum gd_status load_override(struct gd_kb *kb, const char *dir, const cha
     snprintf(path, sizeof path, "%s/%s", dir, file);
     char *data = NULL;
     size_t len = 0;
-    enum gd_status st = read_host_file(path, &data, &len);
+    enum gd_status st = gd_os_read_file(path, KB_FILE_MAX, &data, &len);
     if (st != GD_OK) {
         add_problem(kb, "%s: %s", path, gd_status_str(st));
         return st == GD_ENOMEM ? st : GD_OK;

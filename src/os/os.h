@@ -50,6 +50,10 @@ enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st);
 enum gd_status gd_os_pread(struct gd_os_file *f, void *buf, size_t n, unsigned long long offset,
                            size_t *got);
 void gd_os_close(struct gd_os_file *f);
+/* Read a whole regular file of this machine of at most `cap` bytes (a configuration file named
+ * on the command line). On GD_OK `*data` is new memory with `*len` bytes and a NUL after them.
+ * GD_ELIMIT past the cap. Built on the functions above: the same on every platform. */
+enum gd_status gd_os_read_file(const char *path, size_t cap, char **data, size_t *len);
 
 struct gd_os_dir;
 enum gd_status gd_os_opendir(const char *path, struct gd_os_dir **out);

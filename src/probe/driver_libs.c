@@ -52,7 +52,14 @@ static bool seen_before(struct gd_probe_ctx *ctx, size_t index, const char *cano
     return false;
 }
 
-static void probe_family(struct gd_probe_ctx *ctx, struct gd_entity *drv, const struct family *f)
+/* A driver library directory and its entries, listed once for every family. */
+struct listing {
+    const char *dir;
+    struct gd_names names;
+};
+
+static void probe_family(struct gd_probe_ctx *ctx, struct gd_entity *drv, const struct family *f,
+                         const struct listing *dirs, size_t ndirs)
 {
     char fact[64], so1[64];
     snprintf(so1, sizeof so1, "%s.1", f->soname_base);
@@ -60,24 +67,15 @@ static void probe_family(struct gd_probe_ctx *ctx, struct gd_entity *drv, const 
     gd_buf_init(&copies, 64 * 1024);
     long long ncopies = 0;
     bool have_path = false;
-    for (size_t i = 0; gd_driver_lib_dirs[i]; i++) {
-        const char *dir = gd_driver_lib_dirs[i];
-        char *canon = NULL;
-        if (gd_root_resolve(ctx->root, dir, true, &canon) != GD_OK || seen_before(ctx, i, canon)) {
-            gd_free(canon);
-            continue;
-        }
-        gd_free(canon);
-        struct gd_names names;
-        if (gd_root_list(ctx->root, dir, &names) != GD_OK)
-            continue;
-        for (size_t k = 0; k < names.count; k++) {
+    for (size_t i = 0; i < ndirs; i++) {
+        const char *dir = dirs[i].dir;
+        const struct gd_names *names = &dirs[i].names;
+        for (size_t k = 0; k < names->count; k++) {
             char version[40];
-            if (!version_of(f->soname_base, names.names[k], version, sizeof version))
+            if (!version_of(f->soname_base, names->names[k], version, sizeof version))
                 continue;
-            gd_buf_printf(&copies, "%s%s/%s", ncopies++ ? ", " : "", dir, names.names[k]);
+            gd_buf_printf(&copies, "%s%s/%s", ncopies++ ? ", " : "", dir, names->names[k]);
         }
-        gd_names_free(&names);
         if (have_path)
             continue;
         char *link = gd_path_join(dir, so1);
@@ -111,25 +109,25 @@ static void probe_family(struct gd_probe_ctx *ctx, struct gd_entity *drv, const 
         }
         gd_free(link);
     }
-    struct gd_buf dirs;
-    gd_buf_init(&dirs, 4096);
-    list_dirs(&dirs);
-    if (gd_buf_status(&dirs) == GD_ENOMEM || gd_buf_status(&copies) == GD_ENOMEM)
+    struct gd_buf where;
+    gd_buf_init(&where, 4096);
+    list_dirs(&where);
+    if (gd_buf_status(&where) == GD_ENOMEM || gd_buf_status(&copies) == GD_ENOMEM)
         gd_report_out_of_memory(ctx->report);
     if (!have_path) {
         snprintf(fact, sizeof fact, "%s.path", f->fact);
         char reason[160];
         snprintf(reason, sizeof reason, "no %s in the driver library directories", so1);
-        gd_fact_absent(drv, fact, reason, gd_src(GD_SOURCE_PATH, gd_buf_str(&dirs)));
+        gd_fact_absent(drv, fact, reason, gd_src(GD_SOURCE_PATH, gd_buf_str(&where)));
     }
     snprintf(fact, sizeof fact, "%s.copies", f->fact);
     if (ncopies)
-        gd_fact_str(drv, fact, gd_buf_str(&copies), gd_src(GD_SOURCE_PATH, gd_buf_str(&dirs)));
+        gd_fact_str(drv, fact, gd_buf_str(&copies), gd_src(GD_SOURCE_PATH, gd_buf_str(&where)));
     else
-        gd_fact_absent(drv, fact, NULL, gd_src(GD_SOURCE_PATH, gd_buf_str(&dirs)));
+        gd_fact_absent(drv, fact, NULL, gd_src(GD_SOURCE_PATH, gd_buf_str(&where)));
     snprintf(fact, sizeof fact, "%s.copies.count", f->fact);
-    gd_fact_int(drv, fact, ncopies, gd_src(GD_SOURCE_PATH, gd_buf_str(&dirs)));
-    gd_buf_free(&dirs);
+    gd_fact_int(drv, fact, ncopies, gd_src(GD_SOURCE_PATH, gd_buf_str(&where)));
+    gd_buf_free(&where);
     gd_buf_free(&copies);
 }
 
@@ -140,6 +138,23 @@ void gd_probe_driver_libs(struct gd_probe_ctx *ctx)
         { "libnvidia-ml.so", "nvml" },
     };
     struct gd_entity *drv = gd_report_add_entity(ctx->report, "driver", "driver");
+    /* Each distinct directory once (merged /usr, lib64 -> lib): /usr/lib/<triplet> holds
+     * thousands of entries, so listing it once per family would double the probe's cost. */
+    struct listing dirs[16];
+    size_t ndirs = 0;
+    for (size_t i = 0; gd_driver_lib_dirs[i] && ndirs < 16; i++) {
+        char *canon = NULL;
+        enum gd_status st = gd_root_resolve(ctx->root, gd_driver_lib_dirs[i], true, &canon);
+        bool skip = st != GD_OK || seen_before(ctx, i, canon);
+        gd_free(canon);
+        if (skip)
+            continue;
+        dirs[ndirs].dir = gd_driver_lib_dirs[i];
+        if (gd_root_list(ctx->root, dirs[ndirs].dir, &dirs[ndirs].names) == GD_OK)
+            ndirs++;
+    }
     for (size_t i = 0; i < sizeof families / sizeof *families; i++)
-        probe_family(ctx, drv, &families[i]);
+        probe_family(ctx, drv, &families[i], dirs, ndirs);
+    for (size_t i = 0; i < ndirs; i++)
+        gd_names_free(&dirs[i].names);
 }

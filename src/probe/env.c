@@ -41,7 +41,7 @@ static void toolkit_facts(struct gd_probe_ctx *ctx, struct gd_entity *e, const c
     char fact[96];
     snprintf(fact, sizeof fact, "%s.cuda_version", prefix);
     if (gd_toolkit_version(ctx, dir, &v, &kind, &ref)) {
-        char text[GD_VERSION_TEXT_MAX];
+        char text[GD_VERSION_FORMAT_MAX];
         gd_version_format(&v, text, sizeof text);
         gd_fact_str(e, fact, text, gd_src(kind, ref));
     } else {
@@ -105,7 +105,7 @@ static void ld_library_path(struct gd_probe_ctx *ctx)
                 enum gd_source_kind kind;
                 char *ref = NULL;
                 if (gd_toolkit_version(ctx, path, &v, &kind, &ref)) {
-                    char text[GD_VERSION_TEXT_MAX];
+                    char text[GD_VERSION_FORMAT_MAX];
                     gd_version_format(&v, text, sizeof text);
                     gd_fact_str(e, "cuda_version", text, gd_src(kind, ref));
                 }
