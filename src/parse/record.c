@@ -94,3 +94,22 @@ bool gd_dist_info_name(const char *dir, char *name, size_t name_size, char *vers
     version[vl] = '\0';
     return true;
 }
+
+bool gd_metadata_field(const char *data, size_t len, const char *field, char *buf, size_t size)
+{
+    size_t n = strlen(field);
+    const char *cur = data, *end = data + len;
+    struct gd_span line;
+    while (gd_next_line(&cur, end, &line)) {
+        if (line.n == 0)
+            return false; /* the body starts */
+        if (line.n > n && memcmp(line.p, field, n) == 0 && line.p[n] == ':') {
+            struct gd_span v = gd_span_trim((struct gd_span){ line.p + n + 1, line.n - n - 1 });
+            if (v.n == 0 || v.n >= size || memchr(v.p, '\0', v.n))
+                return false;
+            gd_span_copy(v, buf, size);
+            return true;
+        }
+    }
+    return false;
+}

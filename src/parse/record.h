@@ -20,4 +20,9 @@ void gd_parse_record(const char *data, size_t len, gd_record_fn fn, void *user);
 bool gd_dist_info_name(const char *dir, char *name, size_t name_size, char *version,
                        size_t version_size);
 
+/* A header field of a METADATA file (core metadata, RFC 822 style: "Name: nvidia-cudnn-cu12"),
+ * copied into `buf`; only the headers before the first blank line count. Leaves `buf` alone
+ * and returns false when absent. */
+bool gd_metadata_field(const char *data, size_t len, const char *field, char *buf, size_t size);
+
 #endif

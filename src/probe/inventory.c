@@ -33,6 +33,8 @@
 #define OPT_DIRS_MAX 2000
 #define HEADER_HEAD  (256 * 1024)
 #define RECORD_MAX   (4 * 1024 * 1024)
+/* Name and Version lead a METADATA file; its long description may follow. */
+#define METADATA_HEAD (16 * 1024)
 /* cuBLAS pulls in the 500 MiB cuBLASLt; a cold page cache makes its dlopen take a second. */
 #define CALL_TIMEOUT_MS 20000
 
@@ -224,6 +226,25 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
     gd_strlist_free(&toolkits);
     size_t visited = 0;
     walk_opt(inv, "/opt", 1, &visited);
+    /* Conda environments install the CUDA libraries (cudatoolkit, cuda-cudart, cudnn) into
+     * their own <prefix>/lib; a prefix is a conda environment when it has conda-meta. */
+    for (size_t s = 0; s < inv->site_packages.count; s++) {
+        const char *sp = inv->site_packages.items[s];
+        const char *lib = strstr(sp, "/lib/python");
+        if (!lib)
+            continue;
+        char *prefix = own(inv, gd_strndup(sp, (size_t)(lib - sp)));
+        char *meta = prefix ? own(inv, gd_path_join(prefix, "conda-meta")) : NULL;
+        char *libdir = prefix ? own(inv, gd_path_join(prefix, "lib")) : NULL;
+        if (meta && libdir && gd_root_is_dir(ctx->root, meta)) {
+            char origin[600];
+            snprintf(origin, sizeof origin, "conda environment %s", prefix);
+            add_dir(inv, libdir, origin, false);
+        }
+        gd_free(libdir);
+        gd_free(meta);
+        gd_free(prefix);
+    }
     /* pip wheels: nvidia/<component>/lib, TensorRT's tensorrt_libs, torch's bundled libs. */
     for (size_t s = 0; s < inv->site_packages.count; s++) {
         static const char *const subs[] = { "nvidia/*/lib", "tensorrt_libs", "torch/lib" };
@@ -485,7 +506,7 @@ static void find_version_json(struct inventory *inv, struct copy *c)
 
 struct record_scan {
     struct inventory *inv;
-    const char *name, *version, *record;
+    const char *name, *version, *record; /* record: the file that states name and version */
 };
 
 static bool on_record(void *user, const char *path, long long size)
@@ -532,13 +553,23 @@ static void scan_dist_infos(struct inventory *inv, const char *dir)
             continue;
         char *info = own(inv, gd_path_join(dir, names.names[i]));
         char *record = info ? own(inv, gd_path_join(info, "RECORD")) : NULL;
+        char *meta = info ? own(inv, gd_path_join(info, "METADATA")) : NULL;
         char *data = NULL;
         size_t len;
+        /* The distribution's own Name and Version (core metadata); the directory name is the
+         * installer's normalised copy of them. */
+        if (meta && gd_root_read_head(inv->ctx->root, meta, METADATA_HEAD, &data, &len) == GD_OK) {
+            gd_metadata_field(data, len, "Name", name, sizeof name);
+            gd_metadata_field(data, len, "Version", version, sizeof version);
+        }
+        gd_free(data);
+        data = NULL;
         if (record && gd_root_read_file(inv->ctx->root, record, RECORD_MAX, &data, &len) == GD_OK) {
-            struct record_scan s = { inv, name, version, record };
+            struct record_scan s = { inv, name, version, meta };
             gd_parse_record(data, len, on_record, &s);
         }
         gd_free(data);
+        gd_free(meta);
         gd_free(record);
         gd_free(info);
     }
