@@ -136,8 +136,14 @@ static void add_dir(struct inventory *inv, const char *path, const char *origin,
 /* A toolkit-like prefix: its lib64, lib, targets/<triple>/lib and the stubs beside them. */
 static void add_toolkit(struct inventory *inv, const char *prefix, const char *origin)
 {
-    static const char *const subs[] = { "lib64",       "lib",       "targets/*/lib",
-                                        "lib64/stubs", "lib/stubs", "targets/*/lib/stubs" };
+    /* CUPTI ships under extras/CUPTI in a toolkit, outside lib64. */
+    static const char *const subs[] = { "lib64",
+                                        "lib",
+                                        "targets/*/lib",
+                                        "lib64/stubs",
+                                        "lib/stubs",
+                                        "targets/*/lib/stubs",
+                                        "extras/CUPTI/lib64" };
     for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
         char *pattern = gd_path_join(prefix, subs[i]);
         struct gd_strlist found = { 0 };
@@ -401,6 +407,12 @@ static char *prefix_of(const char *dir)
     char *p = gd_strdup(dir);
     if (!p)
         return NULL;
+    /* <toolkit>/extras/CUPTI/lib64: the toolkit is the prefix. */
+    char *extras = strstr(p, "/extras/CUPTI/");
+    if (extras && extras != p) {
+        *extras = '\0';
+        return p;
+    }
     for (int i = 0; i < 4; i++) {
         char *slash = strrchr(p, '/');
         const char *base = slash ? slash + 1 : p;

@@ -133,6 +133,14 @@ static const struct define_case define_cases[] = {
     { "\t# define\tCUDA_VERSION\t12000 /* CUDA 12.0 */\r\n", "CUDA_VERSION", GD_OK, 12000 },
     { "#define CUDA_VERSION 12020// comment\n", "CUDA_VERSION", GD_OK, 12020 },
     { "#define CUDA_VERSION 12020", "CUDA_VERSION", GD_OK, 12020 },
+    /* An alias to another macro, as TensorRT 10.11+ writes it; loops and dead ends fail. */
+    { "#define TRT_MAJOR_ENTERPRISE 10\n#define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE //!< m\n",
+      "NV_TENSORRT_MAJOR", GD_OK, 10 },
+    { "#define NV_TENSORRT_MAJOR TRT_MAJOR_ENTERPRISE\n#define TRT_MAJOR_ENTERPRISE 10\n",
+      "NV_TENSORRT_MAJOR", GD_OK, 10 },
+    { "#define A B\n#define B A\n", "A", GD_EFORMAT, 0 },
+    { "#define A B\n", "A", GD_EFORMAT, 0 },
+    { "#define A B C\n#define B 1\n", "A", GD_EFORMAT, 0 },
     /* Not a plain integer, or not a #define of it. */
     { "#define CUDA_VERSION (12020)\n", "CUDA_VERSION", GD_EFORMAT, 0 },
     { "#define CUDA_VERSION 12020L\n", "CUDA_VERSION", GD_EFORMAT, 0 },
