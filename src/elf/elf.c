@@ -410,10 +410,14 @@ static void parse_notes(const struct reader *r, struct gd_elf *elf, const unsign
     while (n - at >= 12) {
         uint64_t namesz = get(r, b + at, 4), descsz = get(r, b + at + 4, 4);
         uint32_t type = (uint32_t)get(r, b + at + 8, 4);
-        uint64_t name_pad = (namesz + a - 1) / a * a, desc_pad = (descsz + a - 1) / a * a;
-        if (name_pad > n - at - 12 || desc_pad > n - at - 12 - name_pad)
+        /* The descriptor and the next note start at alignment boundaries counted from the
+         * note's start (glibc's ELF_NOTE_DESC_OFFSET and ELF_NOTE_NEXT_OFFSET): in an 8-aligned
+         * segment "GNU\0" after the 12-byte header ends at 16, where the descriptor starts. */
+        uint64_t desc_off = (12 + namesz + a - 1) / a * a;
+        if (desc_off > n - at || descsz > n - at - desc_off)
             return;
-        const unsigned char *name = b + at + 12, *desc = name + name_pad;
+        uint64_t next = (desc_off + descsz + a - 1) / a * a;
+        const unsigned char *name = b + at + 12, *desc = b + at + desc_off;
         bool gnu = namesz == 4 && memcmp(name, "GNU", 4) == 0;
         if (gnu && type == NT_GNU_BUILD_ID && descsz <= 64)
             hex(desc, (size_t)descsz, elf->build_id, sizeof elf->build_id);
@@ -424,7 +428,9 @@ static void parse_notes(const struct reader *r, struct gd_elf *elf, const unsign
                      (unsigned)get(r, desc + 4, 4), (unsigned)get(r, desc + 8, 4),
                      (unsigned)get(r, desc + 12, 4));
         }
-        at += 12 + (size_t)name_pad + (size_t)desc_pad;
+        if (next > n - at)
+            return;
+        at += (size_t)next;
     }
 }
 
