@@ -272,7 +272,9 @@ static bool vaddr_to_offset(const struct segment *segs, size_t n, uint64_t vaddr
         const struct segment *s = &segs[i];
         if (s->type != PT_LOAD || vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
             continue;
-        if (s->offset > UINT64_MAX - (vaddr - s->vaddr))
+        /* A segment whose file range wraps around maps nothing: an offset into it plus a
+         * string index could wrap to the start of the file. */
+        if (s->filesz > UINT64_MAX - s->offset)
             return false;
         *off = s->offset + (vaddr - s->vaddr);
         *avail = s->filesz - (vaddr - s->vaddr);
