@@ -117,11 +117,13 @@ static int by_name(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Extensions: a directory of tagged sections after the string table (glibc 2.33+). Its offset
- * and the sections' offsets count from the start of the file (a compat file puts the new
- * table after the old one); hwcaps names are string-table offsets like the entries'. */
-static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *b, size_t base,
-                                      uint32_t ext, const char ***hwcaps, size_t *nhwcaps)
+/* Extensions: a directory of tagged sections after the string table (glibc 2.33+). Its offset,
+ * the sections' offsets and the hwcaps names' offsets all count from the start of the file (a
+ * compat file puts the new table after the old one), unlike the entries' strings, which count
+ * from the new header: glibc's glibc_hwcaps_compare and ldconfig's glibc_hwcaps_string add them
+ * to the file's base. */
+static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *b, uint32_t ext,
+                                      const char ***hwcaps, size_t *nhwcaps)
 {
     *hwcaps = NULL;
     *nhwcaps = 0;
@@ -145,7 +147,7 @@ static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *
             if (!names)
                 return GD_ENOMEM;
             for (size_t k = 0; k < n; k++) {
-                names[k] = string_at(b, base, u32(b, off + 4 * k));
+                names[k] = string_at(b, 0, u32(b, off + 4 * k));
                 if (!names[k]) {
                     gd_free(names);
                     return GD_EFORMAT;
@@ -183,7 +185,7 @@ static enum gd_status parse_new(struct gd_ldcache *c, struct bytes *b, size_t ba
     }
     const char **hwcaps = NULL;
     size_t nhwcaps = 0;
-    enum gd_status st = read_extensions(c, b, base, ext, &hwcaps, &nhwcaps);
+    enum gd_status st = read_extensions(c, b, ext, &hwcaps, &nhwcaps);
     if (st == GD_OK)
         st = build(c, b, base, raw, nlibs, hwcaps, nhwcaps);
     gd_free(hwcaps);
