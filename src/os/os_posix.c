@@ -407,12 +407,16 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
         return GD_ENOMEM;
     enum gd_status st = GD_OK;
     fflush(NULL); /* buffered output must not be written twice */
+    /* Every slot is set before any child starts: when one cannot start, the later ones must
+     * read as done (no pid 0 to wait for or kill, no descriptor 0 to poll). */
     for (size_t i = 0; i < n; i++) {
         memset(&results[i], 0, sizeof results[i]);
         run[i].res = &results[i];
         run[i].max = max_output;
         run[i].fd = -1;
         run[i].reaped = true;
+    }
+    for (size_t i = 0; i < n; i++) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) {
             st = GD_ECHILD;
