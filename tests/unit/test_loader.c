@@ -1093,6 +1093,89 @@ static void test_which_alloc_failures(void **state)
     gd_options_free(o);
 }
 
+/* A corrupt ld.so.cache is a note, not an error: the search goes on without it. */
+static void test_corrupt_cache(void **state)
+{
+    (void)state;
+    char *r = tu_mkdtemp("loader-cc");
+    base_system(r);
+    tu_write(r, "etc/ld.so.cache", "glibc-ld.so.cache1.1 and then nothing sensible");
+    lib(r, "usr/lib/libz.so.1", "libz.so.1", NULL, NULL, NULL);
+    struct gd_root *root = root_at(r);
+    struct gd_loader *l = loader_for(root, NULL, "2.36");
+    assert_null(gd_loader_cache(l));
+    assert_string_equal(gd_loader_cache_problem(l), "/etc/ld.so.cache: truncated input");
+    struct gd_load *L = NULL;
+    assert_int_equal(gd_load_start_virtual(l, 64, EB_EM_X86_64, &L), GD_OK);
+    struct gd_edge *e = NULL;
+    assert_int_equal(gd_load_resolve(L, NULL, "libz.so.1", false, &e), GD_OK);
+    assert_int_equal(e->rule, GD_RULE_DEFAULT);
+    assert_string_equal(e->to->path, "/usr/lib/libz.so.1");
+    gd_load_free(L);
+    gd_loader_free(l);
+    gd_root_free(root);
+    /* The which API shows the problem where the cache would have been searched. */
+    struct gd_options *o = NULL;
+    assert_int_equal(gd_options_new(&o), GD_OK);
+    assert_int_equal(gd_options_set_root(o, r), GD_OK);
+    struct gd_which *w = NULL;
+    assert_int_equal(gd_which_name(o, "libz.so.1", NULL, false, &w), GD_OK);
+    char *text = render(w, GD_WHICH_TEXT, false);
+    assert_non_null(strstr(text, "  ld.so.cache       /etc/ld.so.cache: truncated input\n"));
+    gd_free(text);
+    struct json_object *j = json_of(w);
+    assert_string_equal(jstr(j, "ld_so_cache_problem"), "/etc/ld.so.cache: truncated input");
+    assert_int_equal(json_object_get_int(json_object_object_get(j, "ld_so_cache_entries")), 0);
+    json_object_put(j);
+    gd_which_free(w);
+    gd_options_free(o);
+    tu_rmtree(r);
+    free(r);
+}
+
+/* A library needed twice in the tree is shown once with its dependencies, then as loaded. */
+static void test_tree_diamond(void **state)
+{
+    (void)state;
+    char *r = tu_mkdtemp("loader-diamond");
+    base_system(r);
+    lib(r, "opt/d/libA.so.1", "libA.so.1", "/opt/d", "libC.so.1", NULL);
+    lib(r, "opt/d/libB.so.1", "libB.so.1", "/opt/d", "libC.so.1", NULL);
+    lib(r, "opt/d/libC.so.1", "libC.so.1", "/opt/d", "libD.so.1", NULL);
+    lib(r, "opt/d/libD.so.1", "libD.so.1", NULL, NULL, NULL);
+    struct eb_spec app = exe();
+    app.runpath = "/opt/d";
+    app.needed[0] = "libA.so.1";
+    app.needed[1] = "libB.so.1";
+    put(r, "opt/app", &app);
+    struct gd_options *o = NULL;
+    assert_int_equal(gd_options_new(&o), GD_OK);
+    assert_int_equal(gd_options_set_root(o, r), GD_OK);
+    struct gd_which *w = NULL;
+    assert_int_equal(gd_which_tree(o, "/opt/app", &w), GD_OK);
+    assert_true(gd_which_ok(w));
+    char *text = render(w, GD_WHICH_TEXT, false);
+    static const char want[] =
+        "/opt/app  (ELF64 x86-64, RUNPATH /opt/d)\n"
+        "├── libA.so.1 => /opt/d/libA.so.1 [runpath of /opt/app]\n"
+        "│   └── libC.so.1 => /opt/d/libC.so.1 [runpath of /opt/d/libA.so.1]\n"
+        "│       └── libD.so.1 => /opt/d/libD.so.1 [runpath of /opt/d/libC.so.1]\n"
+        "└── libB.so.1 => /opt/d/libB.so.1 [runpath of /opt/app]\n"
+        "    └── libC.so.1 => /opt/d/libC.so.1 [already loaded] (dependencies above)\n"
+        "\n4 objects loaded, 0 not found\n";
+    if (strcmp(text, want) != 0)
+        fail_msg("tree:\n%s\nwant:\n%s", text, want);
+    gd_free(text);
+    char *ldd = render(w, GD_WHICH_LDD, false);
+    assert_string_equal(ldd, "\tlibA.so.1 => /opt/d/libA.so.1\n\tlibB.so.1 => /opt/d/libB.so.1\n"
+                             "\tlibC.so.1 => /opt/d/libC.so.1\n\tlibD.so.1 => /opt/d/libD.so.1\n");
+    gd_free(ldd);
+    gd_which_free(w);
+    gd_options_free(o);
+    tu_rmtree(r);
+    free(r);
+}
+
 /* ---- against the real loader ----------------------------------------------------------------- */
 
 static bool have(const char *tool)
@@ -1248,6 +1331,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_which_tree, which_setup, which_teardown),
         cmocka_unit_test_setup_teardown(test_which_name, which_setup, which_teardown),
         cmocka_unit_test_setup_teardown(test_which_alloc_failures, which_setup, which_teardown),
+        cmocka_unit_test(test_corrupt_cache),
+        cmocka_unit_test(test_tree_diamond),
         cmocka_unit_test(test_against_ldd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
