@@ -408,6 +408,19 @@ static void test_version_calls(void **state)
     assert_true(compile("cublas", "int cublasGetProperty(int t, int *v) {\n"
                                   "  *v = t == 0 ? 12 : t == 1 ? 4 : 5; return 0; }\n"));
     assert_true(compile("cudnn_junk", "unsigned long cudnnGetVersion(void) { return 0; }\n"));
+    assert_true(compile("cudnn_ctor", "#include <signal.h>\n"
+                                      "__attribute__((constructor)) static void boom(void) {\n"
+                                      "  signal(SIGSEGV, SIG_DFL);\n"
+                                      "  *(volatile int *)0 = 1; }\n"
+                                      "unsigned long cudnnGetVersion(void) { return 90100; }\n"));
+    /* A library whose own dependency is gone: dlopen fails with the loader's message. */
+    assert_true(compile("libgone", "int gone(void) { return 0; }\n"));
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "cc -shared -fPIC -o %s/cudart_dep.so %s/cudart.c -Wl,--no-as-needed -L%s "
+             "-l:libgone.so && rm %s/libgone.so",
+             fakes, fakes, fakes, fakes);
+    assert_int_equal(system(cmd), 0);
 
     struct gd_version_call calls[] = {
         call("cudart", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
@@ -422,6 +435,8 @@ static void test_version_calls(void **state)
         call("cublas", "cublasGetProperty", GD_CALL_PROPERTY, NULL),
         call("missing", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
         call("cudnn_junk", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_ctor", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudart_dep", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
     };
     size_t n = sizeof calls / sizeof *calls;
     double t0 = now_s();
@@ -445,6 +460,8 @@ static void test_version_calls(void **state)
         { true, "12.4.5", "cublasGetProperty returned 12.4.5" },
         { false, NULL, "dlopen failed: " },
         { false, NULL, "cudnnGetVersion returned 0, not a version" },
+        { false, NULL, "crashed with SIGSEGV during dlopen" },
+        { false, NULL, "dlopen failed: libgone.so: cannot open shared object file" },
     };
     for (size_t i = 0; i < n; i++) {
         const struct gd_version_call *c = &calls[i];
