@@ -551,8 +551,22 @@ enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
         st = read_dynamic_strings(r, elf, segs, nsegs, &d);
     if (st == GD_OK)
         st = read_notes(r, elf, segs, nsegs);
-    if (st == GD_OK)
-        st = read_sections(r, elf, &h);
+    if (st == GD_OK) {
+        /* glibc's loader reads the ELF and program headers only (open_verify,
+         * _dl_map_object_from_fd): a file whose section header table is cut off or broken is
+         * loaded all the same, so its sections are left out rather than the file refused. */
+        enum gd_status ss = read_sections(r, elf, &h);
+        if (ss == GD_ENOMEM) {
+            st = ss;
+        } else if (ss != GD_OK) {
+            for (size_t i = 0; i < elf->nsections; i++)
+                gd_free(elf->sections[i].name);
+            gd_free(elf->sections);
+            elf->sections = NULL;
+            elf->nsections = 0;
+            elf->sections_status = ss;
+        }
+    }
     if (elf && r)
         elf->page_reads = r->page_reads;
     gd_free(d.needed);
