@@ -1316,6 +1316,52 @@ static void test_against_ldd(void **state)
     free(w);
 }
 
+/* A library whose end (its section header table) was cut off, as by an interrupted copy: glibc
+ * reads only the ELF and program headers, so ldd lists it as found; so must the emulator. */
+static void test_truncated_sections_against_ldd(void **state)
+{
+    (void)state;
+#if !defined(__x86_64__) && !defined(__aarch64__)
+    skip();
+#endif
+    if (!have("cc") || !have("ldd")) {
+        print_message("no cc or no ldd: skipped\n");
+        skip();
+    }
+    char *w = tu_mkdtemp("loader-cut");
+    char cmd[8 * PATH_MAX];
+    tu_write(w, "lib.c", "int f(void) { return 1; }\n");
+    tu_write(w, "main.c", "int main(void) { return 0; }\n");
+    snprintf(cmd, sizeof cmd,
+             "cc -shared -fPIC -o %s/libcut.so.1 %s/lib.c -Wl,-soname,libcut.so.1 && "
+             "cc -o %s/prog %s/main.c -Wl,--no-as-needed -L%s -l:libcut.so.1 "
+             "-Wl,--enable-new-dtags -Wl,-rpath,%s",
+             w, w, w, w, w, w);
+    run_or_fail(cmd);
+    char path[PATH_MAX];
+    tu_path(path, sizeof path, w, "libcut.so.1");
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size - 100), 0);
+    struct gd_os_file *f = NULL;
+    struct gd_elf *e = NULL;
+    assert_int_equal(gd_os_open_read(path, false, &f), GD_OK);
+    assert_int_equal(gd_elf_read_file(f, &e), GD_OK);
+    gd_os_close(f);
+    assert_int_equal(e->sections_status, GD_ETRUNCATED);
+    assert_string_equal(e->soname, "libcut.so.1");
+    gd_elf_free(e);
+    char prog[PATH_MAX];
+    tu_path(prog, sizeof prog, w, "prog");
+    char *want = real_ldd(w, prog);
+    if (!strstr(want, "libcut.so.1 => "))
+        fail_msg("this machine's ldd does not list the cut library:\n%s", want);
+    free(want);
+    compare_with_ldd(w, prog);
+    tu_rmtree(w);
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1334,6 +1380,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_cache),
         cmocka_unit_test(test_tree_diamond),
         cmocka_unit_test(test_against_ldd),
+        cmocka_unit_test(test_truncated_sections_against_ldd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
