@@ -155,6 +155,8 @@ enum gd_status gd_which_name(const struct gd_options *opts, const char *name, co
     struct gd_edge *edge = NULL;
     if (st == GD_OK)
         st = gd_load_resolve(w->load, gd_load_main(w->load), name, false, &edge);
+    if (st == GD_OK && gd_root_out_of_memory(w->root))
+        st = GD_ENOMEM; /* a lookup of the tree failed for want of memory: not an answer */
     if (st != GD_OK) {
         gd_which_free(w);
         return st;
@@ -179,6 +181,8 @@ enum gd_status gd_which_tree(const struct gd_options *opts, const char *path, st
     }
     if (st == GD_OK)
         st = gd_load_start(w->loader, path, true, &w->load);
+    if (st == GD_OK && gd_root_out_of_memory(w->root))
+        st = GD_ENOMEM; /* a lookup of the tree failed for want of memory: not an answer */
     if (st != GD_OK) {
         gd_which_free(w);
         return st;

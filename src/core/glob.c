@@ -31,7 +31,9 @@ static bool match(const char *p, const char *n, bool at_start)
     /* Iterative with one backtrack point for '*': linear in practice, no recursion depth. */
     const char *star_p = NULL, *star_n = NULL;
     while (*n) {
-        if (at_start && *n == '.' && *p != '.')
+        /* A leading '.' must be matched by a '.' in the pattern, escaped or not (fnmatch's
+         * FNM_PERIOD: '*', '?' and classes never match it). */
+        if (at_start && *n == '.' && *p != '.' && !(p[0] == '\\' && p[1] == '.'))
             return false;
         at_start = false;
         if (*p == '*') {

@@ -272,7 +272,9 @@ static bool vaddr_to_offset(const struct segment *segs, size_t n, uint64_t vaddr
         const struct segment *s = &segs[i];
         if (s->type != PT_LOAD || vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
             continue;
-        if (s->offset > UINT64_MAX - (vaddr - s->vaddr))
+        /* A segment whose file range wraps around maps nothing: an offset into it plus a
+         * string index could wrap to the start of the file. */
+        if (s->filesz > UINT64_MAX - s->offset)
             return false;
         *off = s->offset + (vaddr - s->vaddr);
         *avail = s->filesz - (vaddr - s->vaddr);
@@ -410,10 +412,14 @@ static void parse_notes(const struct reader *r, struct gd_elf *elf, const unsign
     while (n - at >= 12) {
         uint64_t namesz = get(r, b + at, 4), descsz = get(r, b + at + 4, 4);
         uint32_t type = (uint32_t)get(r, b + at + 8, 4);
-        uint64_t name_pad = (namesz + a - 1) / a * a, desc_pad = (descsz + a - 1) / a * a;
-        if (name_pad > n - at - 12 || desc_pad > n - at - 12 - name_pad)
+        /* The descriptor and the next note start at alignment boundaries counted from the
+         * note's start (glibc's ELF_NOTE_DESC_OFFSET and ELF_NOTE_NEXT_OFFSET): in an 8-aligned
+         * segment "GNU\0" after the 12-byte header ends at 16, where the descriptor starts. */
+        uint64_t desc_off = (12 + namesz + a - 1) / a * a;
+        if (desc_off > n - at || descsz > n - at - desc_off)
             return;
-        const unsigned char *name = b + at + 12, *desc = name + name_pad;
+        uint64_t next = (desc_off + descsz + a - 1) / a * a;
+        const unsigned char *name = b + at + 12, *desc = b + at + desc_off;
         bool gnu = namesz == 4 && memcmp(name, "GNU", 4) == 0;
         if (gnu && type == NT_GNU_BUILD_ID && descsz <= 64)
             hex(desc, (size_t)descsz, elf->build_id, sizeof elf->build_id);
@@ -424,7 +430,9 @@ static void parse_notes(const struct reader *r, struct gd_elf *elf, const unsign
                      (unsigned)get(r, desc + 4, 4), (unsigned)get(r, desc + 8, 4),
                      (unsigned)get(r, desc + 12, 4));
         }
-        at += 12 + (size_t)name_pad + (size_t)desc_pad;
+        if (next > n - at)
+            return;
+        at += (size_t)next;
     }
 }
 
@@ -543,8 +551,22 @@ enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
         st = read_dynamic_strings(r, elf, segs, nsegs, &d);
     if (st == GD_OK)
         st = read_notes(r, elf, segs, nsegs);
-    if (st == GD_OK)
-        st = read_sections(r, elf, &h);
+    if (st == GD_OK) {
+        /* glibc's loader reads the ELF and program headers only (open_verify,
+         * _dl_map_object_from_fd): a file whose section header table is cut off or broken is
+         * loaded all the same, so its sections are left out rather than the file refused. */
+        enum gd_status ss = read_sections(r, elf, &h);
+        if (ss == GD_ENOMEM) {
+            st = ss;
+        } else if (ss != GD_OK) {
+            for (size_t i = 0; i < elf->nsections; i++)
+                gd_free(elf->sections[i].name);
+            gd_free(elf->sections);
+            elf->sections = NULL;
+            elf->nsections = 0;
+            elf->sections_status = ss;
+        }
+    }
     if (elf && r)
         elf->page_reads = r->page_reads;
     gd_free(d.needed);

@@ -10,7 +10,9 @@
  * reads (headers, program headers, the dynamic segment, the strings it names, the section
  * header table), never a read of the whole file. Every offset and size is checked against the
  * file size before use; a truncated or hostile file yields GD_EFORMAT, GD_ETRUNCATED or
- * GD_ELIMIT, never a crash or an over-read.
+ * GD_ELIMIT, never a crash or an over-read. The section header table alone is not needed to
+ * load an object: when only it is broken, the object is read without sections
+ * (sections_status says why), as glibc's loader maps it all the same.
  */
 #ifndef GD_ELF_ELF_H
 #define GD_ELF_ELF_H
@@ -61,6 +63,10 @@ struct gd_elf {
 
     struct gd_elf_section *sections;
     size_t nsections;
+    /* GD_OK, or why the section header table could not be read (GD_ETRUNCATED for a file cut
+     * short after its loadable part): loaders never read sections, so the object is still
+     * read, without them (nsections 0). */
+    enum gd_status sections_status;
 
     char build_id[129];  /* hex, "" when none */
     char abi_tag[64];    /* "Linux 3.2.0", "" when none */

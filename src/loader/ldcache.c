@@ -117,11 +117,13 @@ static int by_name(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Extensions: a directory of tagged sections after the string table (glibc 2.33+). Its offset
- * and the sections' offsets count from the start of the file (a compat file puts the new
- * table after the old one); hwcaps names are string-table offsets like the entries'. */
-static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *b, size_t base,
-                                      uint32_t ext, const char ***hwcaps, size_t *nhwcaps)
+/* Extensions: a directory of tagged sections after the string table (glibc 2.33+). Its offset,
+ * the sections' offsets and the hwcaps names' offsets all count from the start of the file (a
+ * compat file puts the new table after the old one), unlike the entries' strings, which count
+ * from the new header: glibc's glibc_hwcaps_compare and ldconfig's glibc_hwcaps_string add them
+ * to the file's base. */
+static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *b, uint32_t ext,
+                                      const char ***hwcaps, size_t *nhwcaps)
 {
     *hwcaps = NULL;
     *nhwcaps = 0;
@@ -145,7 +147,7 @@ static enum gd_status read_extensions(struct gd_ldcache *c, const struct bytes *
             if (!names)
                 return GD_ENOMEM;
             for (size_t k = 0; k < n; k++) {
-                names[k] = string_at(b, base, u32(b, off + 4 * k));
+                names[k] = string_at(b, 0, u32(b, off + 4 * k));
                 if (!names[k]) {
                     gd_free(names);
                     return GD_EFORMAT;
@@ -183,7 +185,7 @@ static enum gd_status parse_new(struct gd_ldcache *c, struct bytes *b, size_t ba
     }
     const char **hwcaps = NULL;
     size_t nhwcaps = 0;
-    enum gd_status st = read_extensions(c, b, base, ext, &hwcaps, &nhwcaps);
+    enum gd_status st = read_extensions(c, b, ext, &hwcaps, &nhwcaps);
     if (st == GD_OK)
         st = build(c, b, base, raw, nlibs, hwcaps, nhwcaps);
     gd_free(hwcaps);
@@ -303,31 +305,25 @@ bool gd_ldcache_flags_match(uint32_t flags, uint32_t wanted)
 
 const char *gd_ldcache_flags_name(uint32_t flags, char *buf, size_t size)
 {
-    const char *type = (flags & 0xff) == 3 ? "libc6" : (flags & 0xff) == 1 ? "ELF" : "unknown";
-    const char *abi = NULL;
-    switch (flags & 0xff00) {
-    case 0x0000:
-        break;
-    case GD_LDCACHE_FLAG_X8664_LIB64:
-        abi = "x86-64";
-        break;
-    case GD_LDCACHE_FLAG_S390_LIB64:
-        abi = "64bit";
-        break;
-    case GD_LDCACHE_FLAG_POWERPC_LIB64:
-        abi = "64bit";
-        break;
-    case GD_LDCACHE_FLAG_AARCH64_LIB64:
-        abi = "AArch64";
-        break;
-    case GD_LDCACHE_FLAG_RISCV_DOUBLE:
-        abi = "double-float";
-        break;
-    default:
-        abi = "other";
-        break;
-    }
-    snprintf(buf, size, "%s%s%s", type, abi ? "," : "", abi ? abi : "");
+    /* ldconfig's print_entry (elf/ldconfig.c): the type byte, then the ABI byte by its FLAG_*
+     * value (sparc, IA-64, x86-64, s390, powerpc, mips n32/n64, x32, ARM hard/soft float,
+     * AArch64, mips nan2008, RISC-V and LoongArch float ABIs); an ABI it does not know is
+     * printed as a number. */
+    static const char *const types[] = { "libc4", "ELF", "libc5", "libc6" };
+    static const char *const abis[] = {
+        NULL,         "64bit",        "IA-64",      "x86-64",      "64bit",
+        "64bit",      "N32",          "64bit",      "x32",         "hard-float",
+        "AArch64",    "soft-float",   "nan2008",    "N32,nan2008", "64bit,nan2008",
+        "soft-float", "double-float", "soft-float", "double-float"
+    };
+    uint32_t type = flags & 0xff, abi = (flags & 0xff00) >> 8;
+    const char *t = type < sizeof types / sizeof *types ? types[type] : "unknown";
+    if (abi == 0)
+        snprintf(buf, size, "%s", t);
+    else if (abi < sizeof abis / sizeof *abis)
+        snprintf(buf, size, "%s,%s", t, abis[abi]);
+    else
+        snprintf(buf, size, "%s,%u", t, (unsigned)(flags & 0xff00));
     return buf;
 }
 

@@ -145,6 +145,18 @@ static void read_file(struct reading *r, const char *path)
 {
     char *data = NULL;
     size_t len = 0;
+    if (r->conf->files.count >= GD_LDCONF_MAX_FILES) {
+        const char *saved = r->file;
+        char what[128];
+        snprintf(what, sizeof what,
+                 "not read: more than %d configuration files (includes that "
+                 "repeat themselves?)",
+                 GD_LDCONF_MAX_FILES);
+        r->file = path;
+        problem(r, 0, what);
+        r->file = saved;
+        return;
+    }
     enum gd_status st = gd_root_read_file(r->root, path, LDCONF_FILE_MAX, &data, &len);
     if (st == GD_ENOENT)
         return;

@@ -24,6 +24,9 @@ enum gd_status gd_ldconf_parse(const char *data, size_t len, gd_ldconf_fn on_dir
 
 /* Includes deeper than this are reported, not followed (a file that includes itself). */
 #define GD_LDCONF_MAX_DEPTH 16
+/* Files read in all: files that include each other (or a pattern that matches its own file
+ * several times over) would otherwise be read a number of times exponential in the depth. */
+#define GD_LDCONF_MAX_FILES 256
 #define GD_LDCONF_MAX_DIRS  4096
 
 struct gd_ldconf {

@@ -808,7 +808,12 @@ static enum gd_status object_rpath(struct gd_load *L, struct gd_object *o)
     if (o->rpath_done || !o->elf)
         return GD_OK;
     o->rpath_done = true;
-    return o->elf->rpath ? split_path(L, o->origin, o->elf->rpath, ":", &o->rpath) : GD_OK;
+    /* "If both RUNPATH and RPATH are given, the latter is ignored" (elf/get-dynamic-info.h):
+     * glibc drops an object's DT_RPATH when it has DT_RUNPATH, so it takes no part in the
+     * chain of loaders' RPATHs either. */
+    if (!o->elf->rpath || o->elf->runpath)
+        return GD_OK;
+    return split_path(L, o->origin, o->elf->rpath, ":", &o->rpath);
 }
 
 static enum gd_status object_runpath(struct gd_load *L, struct gd_object *o)

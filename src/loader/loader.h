@@ -6,7 +6,8 @@
  *   1. a name with a '/' is a path;
  *   2. an object already loaded under that name or SONAME (or the same file) is reused;
  *   3. DT_RPATH of the loading object, then of its loaders up the chain, then of the main
- *      program — only when the loading object has no DT_RUNPATH;
+ *      program — only when the loading object has no DT_RUNPATH (and none of an object that
+ *      has DT_RUNPATH: glibc drops DT_RPATH then);
  *   4. LD_LIBRARY_PATH (':' or ';' separated);
  *   5. DT_RUNPATH of the loading object only;
  *   6. /etc/ld.so.cache (skipping entries in the default directories when the loading object

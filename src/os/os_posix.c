@@ -399,6 +399,36 @@ static void reap(struct running *r, int status)
     }
 }
 
+/* Has the child ended? Asked without reaping it, so that its pid, which is also its process
+ * group's id, cannot be given to another process before the group is killed. */
+static bool child_ended(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* What the child wrote is in the pipe by the time it ended: read it without waiting for an
+ * end of file that a grandchild holding the write end would withhold, then close. */
+static void drain(struct running *r)
+{
+    int flags = fcntl(r->fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(r->fd, F_SETFL, flags | O_NONBLOCK);
+    char buf[4096];
+    for (;;) {
+        ssize_t got = read(r->fd, buf, sizeof buf);
+        if (got > 0)
+            append(r, buf, (size_t)got);
+        else if (got < 0 && errno == EINTR)
+            continue;
+        else
+            break;
+    }
+    close(r->fd);
+    r->fd = -1;
+}
+
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results)
 {
@@ -407,12 +437,16 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
         return GD_ENOMEM;
     enum gd_status st = GD_OK;
     fflush(NULL); /* buffered output must not be written twice */
+    /* Every slot is set before any child starts: when one cannot start, the later ones must
+     * read as done (no pid 0 to wait for or kill, no descriptor 0 to poll). */
     for (size_t i = 0; i < n; i++) {
         memset(&results[i], 0, sizeof results[i]);
         run[i].res = &results[i];
         run[i].max = max_output;
         run[i].fd = -1;
         run[i].reaped = true;
+    }
+    for (size_t i = 0; i < n; i++) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) {
             st = GD_ECHILD;
@@ -443,16 +477,20 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
         size_t idx[64], nfds = 0;
         bool waiting = false;
         for (size_t i = 0; i < n; i++) {
+            if (!run[i].reaped && child_ended(run[i].pid)) {
+                /* Its process group goes with it: a grandchild must neither keep the call
+                 * waiting on the pipe until the deadline nor outlive the call. */
+                kill(-run[i].pid, SIGKILL);
+                int status;
+                if (waitpid(run[i].pid, &status, 0) == run[i].pid)
+                    reap(&run[i], status);
+                if (run[i].fd >= 0)
+                    drain(&run[i]);
+            }
             if (run[i].fd >= 0 && nfds < 64) {
                 fds[nfds].fd = run[i].fd;
                 fds[nfds].events = POLLIN;
                 idx[nfds++] = i;
-            }
-            if (!run[i].reaped) {
-                int status;
-                pid_t w = waitpid(run[i].pid, &status, WNOHANG);
-                if (w == run[i].pid)
-                    reap(&run[i], status);
             }
             waiting |= !run[i].reaped || run[i].fd >= 0;
         }

@@ -30,6 +30,22 @@ static const struct gd_entity *copy_at(const struct gd_report *r, const char *pa
     return NULL;
 }
 
+/* The copy the loader resolves the SONAME entity `so` to. The path it found is usually the
+ * SONAME link (libcudnn.so.9 -> libcudnn.so.9.1.0), not the copy's real path, so the copy is the
+ * one the inventory matched by device and inode (loader.selected_for); the path is the fallback
+ * for a copy reached by its own name. */
+static const struct gd_entity *copy_for(const struct gd_report *r, const struct gd_entity *so)
+{
+    const char *soname = so ? val(so, "soname") : NULL;
+    for (size_t i = 0; soname && i < gd_report_entity_count(r); i++) {
+        const struct gd_entity *e = gd_report_entity_at(r, i);
+        const char *selected = kind_is(e, "library") ? val(e, "loader.selected_for") : NULL;
+        if (selected && strcmp(selected, soname) == 0)
+            return e;
+    }
+    return so ? copy_at(r, val(so, "path")) : NULL;
+}
+
 static bool is_stub(const struct gd_entity *copy)
 {
     return gd_fact_is_true(gd_entity_fact(copy, "stub"));
@@ -49,7 +65,7 @@ static void stubs(struct gd_report *r)
             real = e;
     }
     const struct gd_entity *so = gd_report_entity(r, "soname:libcuda.so.1");
-    const struct gd_entity *picked = so ? copy_at(r, val(so, "path")) : NULL;
+    const struct gd_entity *picked = copy_for(r, so);
     if (picked && is_stub(picked)) {
         struct gd_finding *f = gd_finding_add(r, "libs.stub-on-search-path", GD_SEV_ERROR,
                                               "Programs would load the CUDA stub %s as "
@@ -127,12 +143,12 @@ static void shadowing(struct gd_report *r)
         if (!rule || strcmp(rule, "LD_LIBRARY_PATH") != 0)
             continue;
         const char *picked = val(so, "path"), *soname = val(so, "soname");
-        const struct gd_entity *mine = copy_at(r, picked);
+        const struct gd_entity *mine = copy_for(r, so);
         for (size_t k = 0; k < gd_report_entity_count(r); k++) {
             const struct gd_entity *c = gd_report_entity_at(r, k);
             const char *cs = kind_is(c, "library") ? val(c, "soname") : NULL;
             const char *found_in = val(c, "found_in");
-            if (!cs || strcmp(cs, soname) != 0 || !found_in || is_stub(c) ||
+            if (!cs || strcmp(cs, soname) != 0 || !found_in || is_stub(c) || c == mine ||
                 strcmp(val(c, "path"), picked) == 0 || strcmp(found_in, "LD_LIBRARY_PATH") == 0 ||
                 !gd_fact_is_true(gd_entity_fact(c, "loader_directory")))
                 continue;
@@ -289,7 +305,7 @@ static void summary(struct gd_report *r)
             const char *family = kind_is(so, "soname") ? val(so, "family") : NULL;
             if (!family || strcmp(family, families[k]) != 0 || !val(so, "path"))
                 continue;
-            const struct gd_entity *c = copy_at(r, val(so, "path"));
+            const struct gd_entity *c = copy_for(r, so);
             const char *v = c ? val(c, "version") : NULL;
             gd_buf_printf(&text, "%s%s %s", text.len ? ", " : "", labels[k], v ? v : "?");
             if (!f)

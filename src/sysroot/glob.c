@@ -45,8 +45,12 @@ static void expand(struct walk *w, const char *dir, const char *rest)
         return;
     }
     struct gd_names names;
-    if (gd_root_list(w->root, dir, &names) != GD_OK)
+    enum gd_status ls = gd_root_list(w->root, dir, &names);
+    if (ls != GD_OK) {
+        if (ls == GD_ENOMEM)
+            w->status = ls; /* a directory we could not list for want of memory is not empty */
         return;
+    }
     for (size_t i = 0; i < names.count && w->status == GD_OK; i++) {
         if (!gd_glob_match(comp, names.names[i]))
             continue;
@@ -66,6 +70,11 @@ enum gd_status gd_root_glob(struct gd_root *root, const char *pattern, size_t ma
                             struct gd_strlist *out)
 {
     struct walk w = { root, max, out, GD_OK };
+    /* gd_root_exists and gd_root_is_dir answer false when they run out of memory; the root
+     * remembers it, and a match they hid must not be taken for no match. */
+    bool oom_before = gd_root_out_of_memory(root);
     expand(&w, "/", pattern);
+    if (w.status == GD_OK && !oom_before && gd_root_out_of_memory(root))
+        w.status = GD_ENOMEM;
     return w.status;
 }

@@ -16,6 +16,14 @@
  *   env-file FILE                    passed as --env-file tests/e2e/FILE
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
+ *   lib PATH SONAME                  in the copy, a shared object compiled with cc at PATH with
+ *                                    that SONAME, padded to 64 KiB (sizes in golden files must
+ *                                    not depend on the toolchain); no binaries are checked in
+ *   exe PATH                         in the copy, an executable compiled with cc (/bin/sh: the
+ *                                    architecture gpudoctor takes for the root's programs)
+ *   symlink PATH TARGET              in the copy, a symlink (to a file compiled by the case)
+ *   cache SONAME PATH                an entry of the copy's /etc/ld.so.cache, written in glibc's
+ *                                    new format, entries in the order given
  *   exit N                           the expected exit status
  *   finding ID SEVERITY              a finding that must be reported, with this severity
  *   evidence ID: LABEL = VALUE [KIND REF]
@@ -28,7 +36,9 @@
  *   stderr TEXT                      standard error must contain TEXT (else it must be empty)
  *
  * Every run has a deadline (a FIFO or a symlink loop must not hang gpudoctor), and every report
- * must give each finding evidence, and each error and warning a fix.
+ * must give each finding evidence, and each error and warning a fix. A case that compiles
+ * libraries is skipped (77) without a C compiler or on a machine that is not x86-64 (the
+ * fixtures' paths and the golden files are x86-64's).
  */
 /* nftw() and realpath() are XSI. */
 #define _XOPEN_SOURCE 700
@@ -44,6 +54,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -456,6 +467,14 @@ struct case_def {
     size_t nfact;
     char *fifo[ITEMS_MAX];
     size_t nfifo;
+    char *lib[ITEMS_MAX]; /* "PATH SONAME" */
+    size_t nlib;
+    char *exe[ITEMS_MAX];
+    size_t nexe;
+    char *link[ITEMS_MAX]; /* "PATH TARGET" */
+    size_t nlink;
+    char *cache[ITEMS_MAX]; /* "SONAME PATH" */
+    size_t ncache;
     char *err_has[ITEMS_MAX];
     size_t nerr;
 };
@@ -479,6 +498,14 @@ static void case_free(struct case_def *c)
         free(c->fact[i]);
     for (size_t i = 0; i < c->nfifo; i++)
         free(c->fifo[i]);
+    for (size_t i = 0; i < c->nlib; i++)
+        free(c->lib[i]);
+    for (size_t i = 0; i < c->nexe; i++)
+        free(c->exe[i]);
+    for (size_t i = 0; i < c->nlink; i++)
+        free(c->link[i]);
+    for (size_t i = 0; i < c->ncache; i++)
+        free(c->cache[i]);
     for (size_t i = 0; i < c->nerr; i++)
         free(c->err_has[i]);
 }
@@ -560,6 +587,17 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
         return add_item(c->fact, &c->nfact, rest, where);
     if (strcmp(key, "fifo") == 0)
         return add_item(c->fifo, &c->nfifo, rest, where);
+    if (strcmp(key, "lib") == 0 || strcmp(key, "symlink") == 0 || strcmp(key, "cache") == 0) {
+        if (!strchr(rest, ' ')) {
+            printf("%s: \"%s\" takes two words\n", where, key);
+            return false;
+        }
+        return key[0] == 'l'   ? add_item(c->lib, &c->nlib, rest, where)
+               : key[0] == 's' ? add_item(c->link, &c->nlink, rest, where)
+                               : add_item(c->cache, &c->ncache, rest, where);
+    }
+    if (strcmp(key, "exe") == 0)
+        return add_item(c->exe, &c->nexe, rest, where);
     if (strcmp(key, "stderr") == 0)
         return add_item(c->err_has, &c->nerr, rest, where);
     printf("%s: unknown directive \"%s\"\n", where, key);
@@ -728,11 +766,139 @@ out:
     free(dir);
 }
 
-/* The root to inspect: the fixture itself, or a copy with FIFOs planted in it. New memory. */
+/* Compiled objects are padded to this size: their sizes are facts printed in golden files. */
+#define ELF_SIZE 65536
+#if defined(__x86_64__)
+#define CACHE_FLAGS 0x0303 /* libc6,x86-64 */
+#else
+#define CACHE_FLAGS 0x0003
+#endif
+
+/* Set when a case cannot run here (no C compiler, not x86-64): it is skipped, not failed. */
+static const char *skip_reason;
+
+/* The directories above `path`, made as needed. */
+static bool make_parents(const char *path)
+{
+    struct sb partial = { 0 };
+    bool ok = true;
+    const char *last = strrchr(path, '/');
+    for (const char *p = path; ok && last && p < last; p++) {
+        sb_add(&partial, p, 1);
+        if ((p[1] == '/' || p + 1 == last) && partial.len > 1 && mkdir(partial.p, 0755) != 0 &&
+            errno != EEXIST) {
+            fail("mkdir %s: %s", partial.p, strerror(errno));
+            ok = false;
+        }
+    }
+    free(partial.p);
+    return ok;
+}
+
+/* `word` and the rest of "WORD REST" (a directive's two values). New memory. */
+static char *first_word(const char *item, const char **rest)
+{
+    const char *sp = strchr(item, ' ');
+    *rest = sp + 1;
+    return strndup(item, (size_t)(sp - item));
+}
+
+/* A shared object with SONAME `soname` (NULL: an executable) at `path`, padded to ELF_SIZE. */
+static bool build_elf(const struct ctx *x, const char *path, const char *soname)
+{
+    char *src = path_join(x->work, soname ? "lib.c" : "main.c");
+    const char *text =
+        soname ? "int gd_fake(void) { return 0; }\n" : "int main(void) { return 0; }\n";
+    struct sb flag = { 0 };
+    bool ok = write_all(src, text, strlen(text)) && make_parents(path);
+    if (ok && soname) {
+        sb_printf(&flag, "-Wl,-soname,%s", soname);
+        char *argv[] = { "cc", "-shared", "-fPIC", "-o", (char *)path, src, flag.p, NULL };
+        struct run r;
+        ok = run(argv, x->work, &r) && r.status == 0;
+        if (!ok)
+            fail("cc could not build %s: %s", path, r.err ? r.err : "");
+        run_free(&r);
+    } else if (ok) {
+        char *argv[] = { "cc", "-o", (char *)path, src, NULL };
+        struct run r;
+        ok = run(argv, x->work, &r) && r.status == 0;
+        if (!ok)
+            fail("cc could not build %s: %s", path, r.err ? r.err : "");
+        run_free(&r);
+    }
+    struct stat st;
+    if (ok && (stat(path, &st) != 0 || st.st_size > ELF_SIZE || truncate(path, ELF_SIZE) != 0)) {
+        fail("%s: cannot pad it to %d bytes", path, ELF_SIZE);
+        ok = false;
+    }
+    free(flag.p);
+    free(src);
+    return ok;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* /etc/ld.so.cache in glibc's new format (little-endian): "SONAME PATH" entries. */
+static bool write_cache(const char *root, char *const *entries, size_t n)
+{
+    struct sb strings = { 0 };
+    sb_puts(&strings, "");
+    size_t header = 48 + 24 * n;
+    unsigned char *table = calloc(1, header);
+    memcpy(table, "glibc-ld.so.cache1.1", 20);
+    put32(table + 20, (uint32_t)n);
+    table[28] = 2; /* little-endian */
+    for (size_t i = 0; i < n; i++) {
+        const char *path;
+        char *name = first_word(entries[i], &path);
+        unsigned char *e = table + 48 + 24 * i;
+        put32(e, CACHE_FLAGS);
+        put32(e + 4, (uint32_t)(header + strings.len));
+        sb_add(&strings, name, strlen(name) + 1);
+        put32(e + 8, (uint32_t)(header + strings.len));
+        sb_add(&strings, path, strlen(path) + 1);
+        free(name);
+    }
+    put32(table + 24, (uint32_t)strings.len);
+    char *file = path_join(root, "etc/ld.so.cache");
+    FILE *f = make_parents(file) ? fopen(file, "wb") : NULL;
+    bool ok = f && fwrite(table, 1, header, f) == header &&
+              fwrite(strings.p, 1, strings.len, f) == strings.len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        fail("cannot write %s", file);
+    free(file);
+    free(table);
+    free(strings.p);
+    return ok;
+}
+
+/* The root to inspect: the fixture itself, or a copy with FIFOs planted in it, objects
+ * compiled into it, links and an ld.so.cache made. New memory. */
 static char *prepare_root(const struct ctx *x, const struct case_def *c)
 {
-    if (c->nfifo == 0)
+    if (c->nfifo + c->nlib + c->nexe + c->nlink + c->ncache == 0)
         return realpath(c->root, NULL);
+    if (c->nlib + c->nexe) {
+#if !defined(__x86_64__)
+        skip_reason = "the compiled fixtures and their golden files are x86-64's";
+        return NULL;
+#endif
+        char *argv[] = { "cc", "--version", NULL };
+        struct run r;
+        bool have_cc = run(argv, x->work, &r) && r.status == 0;
+        run_free(&r);
+        if (!have_cc) {
+            skip_reason = "no C compiler (cc) to build the case's libraries";
+            return NULL;
+        }
+    }
     char *copy = path_join(x->work, "root");
     char *cp[] = { "cp", "-RP", c->root, copy, NULL };
     struct run r;
@@ -743,17 +909,41 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
         return NULL;
     }
     run_free(&r);
-    for (size_t i = 0; i < c->nfifo; i++) {
+    bool ok = true;
+    for (size_t i = 0; ok && i < c->nfifo; i++) {
         char *p = path_join(copy, c->fifo[i]);
         if ((unlink(p) != 0 && errno != ENOENT) || mkfifo(p, 0644) != 0) {
             fail("cannot make the FIFO %s: %s", p, strerror(errno));
-            free(p);
-            free(copy);
-            return NULL;
+            ok = false;
         }
         free(p);
     }
-    char *real = realpath(copy, NULL);
+    for (size_t i = 0; ok && i < c->nexe; i++) {
+        char *p = path_join(copy, c->exe[i]);
+        ok = build_elf(x, p, NULL);
+        free(p);
+    }
+    for (size_t i = 0; ok && i < c->nlib; i++) {
+        const char *soname;
+        char *rel = first_word(c->lib[i], &soname);
+        char *p = path_join(copy, rel);
+        ok = build_elf(x, p, soname);
+        free(p);
+        free(rel);
+    }
+    for (size_t i = 0; ok && i < c->nlink; i++) {
+        const char *target;
+        char *rel = first_word(c->link[i], &target);
+        char *p = path_join(copy, rel);
+        ok = make_parents(p) && symlink(target, p) == 0;
+        if (!ok)
+            fail("cannot make the symlink %s -> %s: %s", p, target, strerror(errno));
+        free(p);
+        free(rel);
+    }
+    if (ok && c->ncache)
+        ok = write_cache(copy, c->cache, c->ncache);
+    char *real = ok ? realpath(copy, NULL) : NULL;
     free(copy);
     return real;
 }
@@ -772,6 +962,11 @@ static int run_case(const struct ctx *x)
         return 2;
     }
     char *root = prepare_root(x, &c);
+    if (!root && skip_reason) {
+        printf("skipped: %s\n", skip_reason);
+        case_free(&c);
+        return EXIT_SKIP;
+    }
     if (!root) {
         if (!failures)
             fail("cannot resolve the root %s: %s", c.root, strerror(errno));
@@ -957,6 +1152,7 @@ struct cli_test {
     const char *out_has[4]; /* stdout must contain each; NULL: stdout must be empty */
     const char *err_has[4]; /* stderr must contain each; NULL: stderr must be empty */
     const char *file_has;   /* @OUT@ must exist and contain this */
+    bool json;              /* stdout must parse as one JSON object */
 };
 
 static const struct cli_test cli_tests[] = {
@@ -1051,6 +1247,70 @@ static const struct cli_test cli_tests[] = {
       .status = 0,
       .out_has = { "Usage: gpudoctor [check] [OPTIONS]", "--root DIR", "--env-file FILE" } },
     { .name = "version", .args = { "--version" }, .status = 0, .out_has = { "gpudoctor " } },
+    /* gpudoctor which */
+    { .name = "which-no-name",
+      .args = { "which", "--root", "@ROOT@" },
+      .status = 2,
+      .err_has = { "gpudoctor which: which library? Give a NAME, --tree ELF or --ldd ELF",
+                   "Try 'gpudoctor which --help'" } },
+    { .name = "which-two-modes",
+      .args = { "which", "--root", "@ROOT@", "libcudart.so.12", "--ldd", "/usr/bin/python3" },
+      .status = 2,
+      .err_has = { "gpudoctor which: give one of NAME, --tree ELF and --ldd ELF" } },
+    { .name = "which-tree-and-ldd",
+      .args = { "which", "--tree", "/usr/bin/python3", "--ldd", "/usr/bin/python3" },
+      .status = 2,
+      .err_has = { "give one of NAME, --tree ELF and --ldd ELF" } },
+    { .name = "which-dlopen-without-from",
+      .args = { "which", "libcudnn.so.9", "--dlopen" },
+      .status = 2,
+      .err_has = { "gpudoctor which: --dlopen needs --from ELF" } },
+    { .name = "which-from-with-tree",
+      .args = { "which", "--tree", "/usr/bin/python3", "--from", "/usr/bin/python3" },
+      .status = 2,
+      .err_has = { "gpudoctor which: --from and --dlopen apply to a NAME" } },
+    { .name = "which-unknown-option",
+      .args = { "which", "libcudnn.so.9", "--bogus" },
+      .status = 2,
+      .err_has = { "gpudoctor which: unknown option '--bogus'" } },
+    { .name = "which-unexpected-argument",
+      .args = { "which", "libcudnn.so.9", "libcudnn.so.8" },
+      .status = 2,
+      .err_has = { "gpudoctor which: unexpected argument 'libcudnn.so.8'" } },
+    { .name = "which-missing-value",
+      .args = { "which", "--tree" },
+      .status = 2,
+      .err_has = { "--tree needs a value" } },
+    { .name = "which-not-elf",
+      .args = { "which", "--root", "@ROOT@", "--tree", "/etc/os-release" },
+      .status = 2,
+      .err_has = { "gpudoctor which: /etc/os-release: not an ELF file we can read" } },
+    { .name = "which-from-not-elf",
+      .args = { "which", "--root", "@ROOT@", "libc.so.6", "--from", "/proc/version" },
+      .status = 2,
+      .err_has = { "gpudoctor which: /proc/version: not an ELF file we can read" } },
+    { .name = "which-from-missing",
+      .args = { "which", "--root", "@ROOT@", "libc.so.6", "--from", "/usr/bin/none" },
+      .status = 2,
+      .err_has = { "gpudoctor which: /usr/bin/none: no such file or directory" } },
+    { .name = "which-not-found",
+      .args = { "which", "--root", "@ROOT@", "--no-env", "libnothere.so.1" },
+      .status = 1,
+      .out_has = { "libnothere.so.1 => not found\n",
+                   "  default path      /usr/lib/x86_64-linux-gnu/libnothere.so.1  not there\n" } },
+    /* ubuntu-550's libraries are empty files: the loader stops at the first one it meets. */
+    { .name = "which-json",
+      .args = { "which", "--root", "@ROOT@", "--json", "--env", "LD_LIBRARY_PATH=/opt/none",
+                "libcuda.so.1" },
+      .status = 1,
+      .json = true,
+      .out_has = { "\"schema\": \"gpudoctor.which/1\"", "\"ok\": false",
+                   "\"ld_library_path\": \"/opt/none\"",
+                   "\"error\": \"/lib/x86_64-linux-gnu/libcuda.so.1: file too short\"" } },
+    { .name = "which-help",
+      .args = { "which", "--help" },
+      .status = 0,
+      .out_has = { "Usage: gpudoctor which NAME [--from ELF] [--dlopen]", "--ldd ELF" } },
 };
 
 static char *expand(const char *arg, const struct ctx *x)
@@ -1105,6 +1365,12 @@ static int run_cli(const struct ctx *x)
         check_status(&r, t->status, "gpudoctor");
         check_has(r.out, t->out_has, "standard output");
         check_has(r.err, t->err_has, "standard error");
+        if (t->json) {
+            struct json_object *j = json_tokener_parse(r.out);
+            if (!j || !json_object_is_type(j, json_type_object))
+                fail("standard output is not a JSON object:\n%s", r.out);
+            json_object_put(j);
+        }
         run_free(&r);
     } else {
         fail("cannot run %s", x->gpudoctor);

@@ -1,0 +1,513 @@
+/*
+ * Children with a deadline (gd_os_child_run, gd_os_children_run): what they report, how they
+ * end (exit, signal, deadline), grandchildren that keep the pipe, output caps, parallel runs,
+ * a start that fails half-way; and gd_version_calls_run on fake CUDA libraries compiled at
+ * test time, one per way a vendor call can go wrong.
+ */
+#define _GNU_SOURCE
+#include "core/alloc.h"
+#include "os/os.h"
+#include "probe/libcalls.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Sanitizers handle SIGSEGV themselves; a child that must die of it restores the default. */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void reports(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    gd_child_send(out, "step", "dlopen");
+    gd_child_send(out, "value", "%d.%d", 12, 4);
+    gd_child_send(out, "text", "two\nlines\r");
+}
+
+static void exits_3(void *arg, struct gd_child_out *out)
+{
+    gd_child_send(out, "step", "call");
+    (void)arg;
+    _exit(3);
+}
+
+static void segfaults(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    gd_child_send(out, "step", "call");
+    die_of(SIGSEGV);
+}
+
+static void aborts(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    (void)out;
+    abort();
+}
+
+static void hangs(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    gd_child_send(out, "step", "call");
+    for (;;)
+        pause();
+}
+
+/* Forks a grandchild that keeps the pipe open (and says its pid), then exits. */
+static void leaves_grandchild(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (;;)
+            pause();
+    }
+    gd_child_send(out, "grandchild", "%d", (int)pid);
+    gd_child_send(out, "step", "done");
+}
+
+static void chatty(void *arg, struct gd_child_out *out)
+{
+    int lines = *(int *)arg;
+    char text[100];
+    memset(text, 'x', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    for (int i = 0; i < lines; i++)
+        gd_child_send(out, "line", "%s", text);
+}
+
+static void huge_line(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    static char text[5000];
+    memset(text, 'x', sizeof text - 1);
+    gd_child_send(out, "k", "%s", text);
+}
+
+static void naps(void *arg, struct gd_child_out *out)
+{
+    int ms = *(int *)arg;
+    usleep((useconds_t)ms * 1000);
+    gd_child_send(out, "slept", "%d", ms);
+}
+
+static void silent(void *arg, struct gd_child_out *out)
+{
+    (void)arg;
+    (void)out;
+}
+
+static void test_reports_and_exits(void **state)
+{
+    (void)state;
+    struct gd_child_result r;
+    assert_int_equal(gd_os_child_run(reports, NULL, 5000, 4096, &r), GD_OK);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.output, "step dlopen\nvalue 12.4\ntext two lines \n");
+    assert_int_equal(r.len, strlen(r.output));
+    assert_false(r.truncated);
+    assert_true(r.elapsed_ns > 0);
+    gd_child_result_free(&r);
+    assert_null(r.output);
+    assert_int_equal(r.len, 0);
+    gd_child_result_free(NULL);
+
+    assert_int_equal(gd_os_child_run(exits_3, NULL, 5000, 4096, &r), GD_OK);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 3);
+    assert_string_equal(r.output, "step call\n");
+    gd_child_result_free(&r);
+
+    /* Nothing sent: an empty string, never NULL. */
+    assert_int_equal(gd_os_child_run(silent, NULL, 5000, 4096, &r), GD_OK);
+    assert_non_null(r.output);
+    assert_string_equal(r.output, "");
+    assert_int_equal(r.len, 0);
+    gd_child_result_free(&r);
+}
+
+static void test_signals(void **state)
+{
+    (void)state;
+    struct gd_child_result r;
+    assert_int_equal(gd_os_child_run(segfaults, NULL, 5000, 4096, &r), GD_OK);
+    assert_int_equal(r.end, GD_CHILD_SIGNALED);
+    assert_int_equal(r.code, SIGSEGV);
+    assert_string_equal(r.output, "step call\n"); /* what it sent before dying is kept */
+    gd_child_result_free(&r);
+    assert_int_equal(gd_os_child_run(aborts, NULL, 5000, 4096, &r), GD_OK);
+    assert_int_equal(r.end, GD_CHILD_SIGNALED);
+    assert_int_equal(r.code, SIGABRT);
+    gd_child_result_free(&r);
+    char buf[32];
+    assert_string_equal(gd_os_signal_name(SIGSEGV, buf, sizeof buf), "SIGSEGV");
+    assert_string_equal(gd_os_signal_name(SIGABRT, buf, sizeof buf), "SIGABRT");
+    assert_string_equal(gd_os_signal_name(SIGBUS, buf, sizeof buf), "SIGBUS");
+    assert_string_equal(gd_os_signal_name(SIGKILL, buf, sizeof buf), "SIGKILL");
+    assert_string_equal(gd_os_signal_name(SIGUSR1, buf, sizeof buf), "signal 10");
+}
+
+/* A hang is killed at the deadline, and the call returns about then. */
+static void test_deadline(void **state)
+{
+    (void)state;
+    struct gd_child_result r;
+    double t0 = now_s();
+    assert_int_equal(gd_os_child_run(hangs, NULL, 300, 4096, &r), GD_OK);
+    double took = now_s() - t0;
+    assert_int_equal(r.end, GD_CHILD_TIMED_OUT);
+    assert_string_equal(r.output, "step call\n");
+    if (took < 0.25 || took > 2.0)
+        fail_msg("a 300 ms deadline took %.2f s", took);
+    assert_true(r.elapsed_ns >= 250000000ULL);
+    gd_child_result_free(&r);
+}
+
+/* A grandchild that keeps the pipe open after the child exited must not hold the parent
+ * until the deadline, nor outlive the call. */
+static void test_grandchild(void **state)
+{
+    (void)state;
+    struct gd_child_result r;
+    double t0 = now_s();
+    assert_int_equal(gd_os_child_run(leaves_grandchild, NULL, 4000, 4096, &r), GD_OK);
+    double took = now_s() - t0;
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 0);
+    int pid = 0;
+    assert_int_equal(sscanf(r.output, "grandchild %d\nstep done\n", &pid), 1);
+    assert_true(pid > 0);
+    assert_non_null(strstr(r.output, "step done\n"));
+    gd_child_result_free(&r);
+    if (took > 2.0)
+        fail_msg("the child exited at once, the call took %.2f s (a 4 s deadline)", took);
+    /* The grandchild is gone (or a zombie waiting for init to reap it). */
+    bool alive = true;
+    for (int i = 0; i < 100 && alive; i++) {
+        char path[64], stat[256] = "";
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            alive = false;
+            break;
+        }
+        bool got = fgets(stat, sizeof stat, f) != NULL;
+        fclose(f);
+        const char *paren = strrchr(stat, ')');
+        alive = !(got && paren && paren[1] == ' ' && paren[2] == 'Z');
+        if (alive)
+            usleep(10000);
+    }
+    if (alive) {
+        kill(pid, SIGKILL);
+        fail_msg("the grandchild %d outlived the call", pid);
+    }
+}
+
+static void test_output_cap(void **state)
+{
+    (void)state;
+    struct gd_child_result r;
+    int lines = 200; /* 200 lines of 105 bytes: more than a pipe holds */
+    assert_int_equal(gd_os_child_run(chatty, &lines, 5000, 1000, &r), GD_OK);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_true(r.truncated);
+    assert_int_equal(r.len, 1000);
+    assert_int_equal(strlen(r.output), 1000);
+    assert_memory_equal(r.output, "line xxx", 8);
+    gd_child_result_free(&r);
+    lines = 2;
+    assert_int_equal(gd_os_child_run(chatty, &lines, 5000, 210, &r), GD_OK);
+    assert_false(r.truncated); /* exactly the cap */
+    assert_int_equal(r.len, 210);
+    gd_child_result_free(&r);
+    assert_int_equal(gd_os_child_run(chatty, &lines, 5000, 209, &r), GD_OK);
+    assert_true(r.truncated);
+    assert_int_equal(r.len, 209);
+    gd_child_result_free(&r);
+    assert_int_equal(gd_os_child_run(chatty, &lines, 5000, 0, &r), GD_OK);
+    assert_true(r.truncated);
+    assert_string_equal(r.output, "");
+    gd_child_result_free(&r);
+    /* A value longer than gd_child_send's buffer arrives cut, not overflowing. */
+    assert_int_equal(gd_os_child_run(huge_line, NULL, 5000, 1 << 20, &r), GD_OK);
+    assert_int_equal(r.len, 2 + 4095 + 1);
+    assert_memory_equal(r.output, "k xxxx", 6);
+    assert_int_equal(r.output[r.len - 1], '\n');
+    gd_child_result_free(&r);
+}
+
+/* Children run at once: four 300 ms naps take about 300 ms, a hang among them ends at the
+ * deadline, and each result belongs to its job. */
+static void test_parallel(void **state)
+{
+    (void)state;
+    int ms[4] = { 300, 250, 200, 150 };
+    struct gd_child_job jobs[6] = {
+        { naps, &ms[0] }, { naps, &ms[1] },    { hangs, NULL },
+        { naps, &ms[2] }, { segfaults, NULL }, { naps, &ms[3] },
+    };
+    struct gd_child_result res[6];
+    double t0 = now_s();
+    assert_int_equal(gd_os_children_run(jobs, 6, 1000, 4096, res), GD_OK);
+    double took = now_s() - t0;
+    if (took > 2.5)
+        fail_msg("six children with a 1 s deadline took %.2f s", took);
+    assert_true(took >= 0.9);
+    static const char *const want[] = { "slept 300\n", "slept 250\n", "step call\n",
+                                        "slept 200\n", "step call\n", "slept 150\n" };
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(res[i].output, want[i]);
+    assert_int_equal(res[0].end, GD_CHILD_EXITED);
+    assert_int_equal(res[2].end, GD_CHILD_TIMED_OUT);
+    assert_int_equal(res[4].end, GD_CHILD_SIGNALED);
+    assert_int_equal(res[4].code, SIGSEGV);
+    /* The naps ended long before the deadline: each its own time. */
+    assert_true(res[5].elapsed_ns < 800000000ULL);
+    for (size_t i = 0; i < 6; i++)
+        gd_child_result_free(&res[i]);
+    /* Without the hang, the call ends with the slowest. */
+    struct gd_child_job quick[4] = {
+        { naps, &ms[0] }, { naps, &ms[1] }, { naps, &ms[2] }, { naps, &ms[3] }
+    };
+    t0 = now_s();
+    assert_int_equal(gd_os_children_run(quick, 4, 5000, 4096, res), GD_OK);
+    took = now_s() - t0;
+    if (took > 1.0)
+        fail_msg("four naps of at most 300 ms took %.2f s: not in parallel", took);
+    for (size_t i = 0; i < 4; i++)
+        gd_child_result_free(&res[i]);
+    assert_int_equal(gd_os_children_run(quick, 0, 100, 16, res), GD_OK);
+}
+
+/* No descriptors left after two children: the third cannot start. The call says GD_ECHILD,
+ * the children started are waited for, and every result is one the caller can free. */
+static void test_start_fails_half_way(void **state)
+{
+    (void)state;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* A crash here must end this process, not be caught by cmocka's handlers. */
+        static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+            signal(sigs[i], SIG_DFL);
+        /* Descriptors 3, 4, 5 only: two pipes' read ends stay open, the third pipe fails. */
+        for (int fd = 3; fd < 4096; fd++)
+            close(fd);
+        struct rlimit rl = { 6, 6 };
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            _exit(70);
+        int ms = 50;
+        struct gd_child_job jobs[6];
+        for (size_t i = 0; i < 6; i++)
+            jobs[i] = (struct gd_child_job){ naps, &ms };
+        struct gd_child_result res[6];
+        memset(res, 0xa5, sizeof res); /* what the caller's stack may hold */
+        enum gd_status st = gd_os_children_run(jobs, 6, 2000, 4096, res);
+        if (st != GD_ECHILD)
+            _exit(71);
+        if (strcmp(res[0].output, "slept 50\n") != 0 || res[0].end != GD_CHILD_EXITED)
+            _exit(72);
+        for (size_t i = 0; i < 6; i++) {
+            if (!res[i].output || strlen(res[i].output) != res[i].len)
+                _exit(73);
+            gd_child_result_free(&res[i]);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        fail_msg("the process died of signal %d", WTERMSIG(status));
+    if (WEXITSTATUS(status) == 70)
+        skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* ---- version calls on fake libraries ------------------------------------------------------- */
+
+static char *fakes;
+
+static bool compile(const char *name, const char *source)
+{
+    char src[PATH_MAX], cmd[3 * PATH_MAX];
+    snprintf(src, sizeof src, "%s.c", name);
+    tu_write(fakes, src, source);
+    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o %s/%s.so %s/%s.c 2>&1", fakes, name, fakes,
+             name);
+    return system(cmd) == 0;
+}
+
+static struct gd_version_call call(const char *lib, const char *symbol, enum gd_call_kind kind,
+                                   const char *encoding)
+{
+    static char paths[16][PATH_MAX];
+    static size_t next;
+    char *p = paths[next++ % 16];
+    snprintf(p, PATH_MAX, "%s/%s.so", fakes, lib);
+    struct gd_version_call c;
+    memset(&c, 0, sizeof c);
+    c.path = p;
+    c.symbol = symbol;
+    c.kind = kind;
+    c.encoding = encoding;
+    c.ok = true;             /* must be reset by the run */
+    strcpy(c.detail, "old"); /* likewise */
+    return c;
+}
+
+static void test_version_calls(void **state)
+{
+    (void)state;
+    if (system("command -v cc >/dev/null 2>&1") != 0) {
+        print_message("no C compiler: the fake libraries cannot be built\n");
+        skip();
+    }
+    fakes = tu_mkdtemp("fakes");
+    assert_true(compile("cudart", "int cudaRuntimeGetVersion(int *v) { *v = 12040; return 0; }\n"));
+    assert_true(
+        compile("cudart_err", "int cudaRuntimeGetVersion(int *v) { *v = 0; return 35; }\n"));
+    assert_true(compile("cudnn", "unsigned long cudnnGetVersion(void) { return 90100; }\n"));
+    assert_true(compile("cudnn_crash", "#include <signal.h>\n"
+                                       "unsigned long cudnnGetVersion(void) {\n"
+                                       "  signal(SIGSEGV, SIG_DFL);\n"
+                                       "  *(volatile int *)0 = 1;\n"
+                                       "  return 1; }\n"));
+    assert_true(compile("cudnn_hang", "#include <unistd.h>\n"
+                                      "unsigned long cudnnGetVersion(void) {\n"
+                                      "  for (;;) pause(); }\n"));
+    assert_true(compile("cudnn_nosym", "int somethingElse(void) { return 0; }\n"));
+    assert_true(compile("cudnn_exit", "#include <stdlib.h>\n"
+                                      "unsigned long cudnnGetVersion(void) { exit(3); }\n"));
+    assert_true(compile("cudnn_abort", "#include <stdlib.h>\n"
+                                       "unsigned long cudnnGetVersion(void) { abort(); }\n"));
+    assert_true(compile("nccl", "int ncclGetVersion(int *v) { *v = 22005; return 0; }\n"));
+    assert_true(compile("cublas", "int cublasGetProperty(int t, int *v) {\n"
+                                  "  *v = t == 0 ? 12 : t == 1 ? 4 : 5; return 0; }\n"));
+    assert_true(compile("cudnn_junk", "unsigned long cudnnGetVersion(void) { return 0; }\n"));
+    assert_true(compile("cudnn_ctor", "#include <signal.h>\n"
+                                      "__attribute__((constructor)) static void boom(void) {\n"
+                                      "  signal(SIGSEGV, SIG_DFL);\n"
+                                      "  *(volatile int *)0 = 1; }\n"
+                                      "unsigned long cudnnGetVersion(void) { return 90100; }\n"));
+    /* A library whose own dependency is gone: dlopen fails with the loader's message. */
+    assert_true(compile("libgone", "int gone(void) { return 0; }\n"));
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "cc -shared -fPIC -o %s/cudart_dep.so %s/cudart.c -Wl,--no-as-needed -L%s "
+             "-l:libgone.so && rm %s/libgone.so",
+             fakes, fakes, fakes, fakes);
+    assert_int_equal(system(cmd), 0);
+
+    struct gd_version_call calls[] = {
+        call("cudart", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
+        call("cudart_err", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
+        call("cudnn", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_crash", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_hang", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_nosym", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_exit", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_abort", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("nccl", "ncclGetVersion", GD_CALL_INT_OUT, "nccl_int"),
+        call("cublas", "cublasGetProperty", GD_CALL_PROPERTY, NULL),
+        call("missing", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_junk", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_ctor", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudart_dep", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
+    };
+    size_t n = sizeof calls / sizeof *calls;
+    double t0 = now_s();
+    assert_int_equal(gd_version_calls_run(calls, n, 1500), GD_OK);
+    double took = now_s() - t0;
+    if (took > 4.0)
+        fail_msg("%zu calls with a 1.5 s deadline took %.2f s", n, took);
+    struct {
+        bool ok;
+        const char *version, *detail;
+    } want[] = {
+        { true, "12.4", "cudaRuntimeGetVersion returned 12040" },
+        { false, NULL, "cudaRuntimeGetVersion returned error 35" },
+        { true, "9.1.0", "cudnnGetVersion returned 90100" },
+        { false, NULL, "crashed with SIGSEGV during call" },
+        { false, NULL, "call of cudnnGetVersion did not finish in time (killed)" },
+        { false, NULL, "the library has no cudnnGetVersion" },
+        { false, NULL, "exited with status 3 during call" },
+        { false, NULL, "crashed with SIGABRT during call" },
+        { true, "2.20.5", "ncclGetVersion returned 22005" },
+        { true, "12.4.5", "cublasGetProperty returned 12.4.5" },
+        { false, NULL, "dlopen failed: " },
+        { false, NULL, "cudnnGetVersion returned 0, not a version" },
+        { false, NULL, "crashed with SIGSEGV during dlopen" },
+        { false, NULL, "dlopen failed: libgone.so: cannot open shared object file" },
+    };
+    for (size_t i = 0; i < n; i++) {
+        const struct gd_version_call *c = &calls[i];
+        if (c->ok != want[i].ok || strncmp(c->detail, want[i].detail, strlen(want[i].detail)))
+            fail_msg("%s: ok=%d \"%s\", want ok=%d \"%s\"", c->path, c->ok, c->detail, want[i].ok,
+                     want[i].detail);
+        if (want[i].version) {
+            char v[GD_VERSION_TEXT_MAX];
+            gd_version_format(&c->version, v, sizeof v);
+            assert_string_equal(v, want[i].version);
+        }
+    }
+    assert_non_null(strstr(calls[10].detail, "missing.so"));
+    assert_int_equal(gd_version_calls_run(NULL, 0, 10), GD_OK);
+    tu_rmtree(fakes);
+    free(fakes);
+}
+
+static void test_call_kinds(void **state)
+{
+    (void)state;
+    enum gd_call_kind k = GD_CALL_PROPERTY;
+    assert_true(gd_call_kind_parse("int_out", &k));
+    assert_int_equal(k, GD_CALL_INT_OUT);
+    assert_true(gd_call_kind_parse("size_t_return", &k));
+    assert_int_equal(k, GD_CALL_SIZE_T_RETURN);
+    assert_true(gd_call_kind_parse("property", &k));
+    assert_int_equal(k, GD_CALL_PROPERTY);
+    assert_false(gd_call_kind_parse("Property", &k));
+    assert_false(gd_call_kind_parse("", &k));
+    assert_false(gd_call_kind_parse(NULL, &k));
+    assert_int_equal(k, GD_CALL_PROPERTY);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reports_and_exits),
+        cmocka_unit_test(test_signals),
+        cmocka_unit_test(test_deadline),
+        cmocka_unit_test(test_grandchild),
+        cmocka_unit_test(test_output_cap),
+        cmocka_unit_test(test_parallel),
+        cmocka_unit_test(test_start_fails_half_way),
+        cmocka_unit_test(test_version_calls),
+        cmocka_unit_test(test_call_kinds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
