@@ -59,8 +59,9 @@ static bool match(const char *p, const char *n, bool at_start)
             } else {
                 ok = *n == '[';
             }
-        } else if (*p == '\\' && p[1]) {
-            ok = p[1] == *n;
+        } else if (*p == '\\') {
+            /* A trailing backslash escapes nothing and matches nothing (fnmatch(3)). */
+            ok = p[1] && p[1] == *n;
             next = p + 2;
         } else {
             ok = *p && *p == *n;

@@ -2,6 +2,7 @@
 
 #include "core/alloc.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,7 +329,7 @@ const char *gd_ldcache_flags_name(uint32_t flags, char *buf, size_t size)
 }
 
 const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *c, const char *name,
-                                                 uint32_t wanted)
+                                                 uint32_t wanted, const char *hwcaps)
 {
     if (!c || c->count == 0)
         return NULL;
@@ -343,7 +344,8 @@ const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *c, con
     }
     for (size_t i = lo; i < c->count && strcmp(c->entries[i].name, name) == 0; i++) {
         const struct gd_ldcache_entry *e = &c->entries[i];
-        if (!e->hwcaps && gd_ldcache_flags_match(e->flags, wanted))
+        bool subdir = hwcaps ? e->hwcaps && strcmp(e->hwcaps, hwcaps) == 0 : !e->hwcaps;
+        if (subdir && gd_ldcache_flags_match(e->flags, wanted))
             return e;
     }
     return NULL;

@@ -60,9 +60,10 @@ bool gd_ldcache_flags_match(uint32_t flags, uint32_t wanted);
 /* "libc6,x86-64" as `ldconfig -p` prints it. */
 const char *gd_ldcache_flags_name(uint32_t flags, char *buf, size_t size);
 
-/* The first entry (file order) named `name` with acceptable flags and no hwcaps subdirectory,
- * or NULL. `wanted` from gd_ldcache_flags_for (0 accepts any). */
+/* The first entry (file order) named `name` with acceptable flags and the glibc-hwcaps
+ * subdirectory `hwcaps` ("x86-64-v3"; NULL for the plain entry), or NULL. `wanted` from
+ * gd_ldcache_flags_for (0 accepts any). */
 const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *cache, const char *name,
-                                                 uint32_t wanted);
+                                                 uint32_t wanted, const char *hwcaps);
 
 #endif

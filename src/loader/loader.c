@@ -220,7 +220,7 @@ enum gd_status gd_loader_new(struct gd_root *root, const struct gd_loader_option
     gd_free(data);
     if (cs == GD_ENOMEM)
         st = cs;
-    else if (cs != GD_OK) {
+    else if (cs != GD_OK && cs != GD_ENOENT) { /* no cache at all is normal in an image */
         char text[160];
         snprintf(text, sizeof text, "/etc/ld.so.cache: %s", gd_status_str(cs));
         if (!(l->cache_problem = gd_strdup(text)))
@@ -582,7 +582,7 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
     }
     if (st != GD_OK)
         return GD_TRY_UNREADABLE;
-    struct gd_os_stat fs;
+    struct gd_os_stat fs = { 0 };
     st = gd_os_file_stat(f, &fs);
     if (st == GD_OK)
         st = gd_elf_read_file(f, elf);
@@ -895,7 +895,17 @@ static void run_search(struct search *s)
     bool nodeflib = from && from->elf && (from->elf->flags_1 & DF_1_NODEFLIB);
     if (!s->stop && s->status == GD_OK && L->loader->cache) {
         uint32_t wanted = gd_ldcache_flags_for(L->arch.elf_class, L->arch.machine);
-        const struct gd_ldcache_entry *e = gd_ldcache_lookup(L->loader->cache, name, wanted);
+        /* glibc 2.33+ prefers an entry of a glibc-hwcaps subdirectory the CPU supports, most
+         * capable first, over the plain one (elf/dl-cache.c search_cache). */
+        const struct gd_ldcache_entry *e = NULL;
+        for (size_t i = 0; !e && i < L->arch.subdirs.count; i++) {
+            const char *sub = L->arch.subdirs.items[i];
+            if (gd_str_starts_with(sub, "glibc-hwcaps/"))
+                e = gd_ldcache_lookup(L->loader->cache, name, wanted,
+                                      sub + strlen("glibc-hwcaps/"));
+        }
+        if (!e)
+            e = gd_ldcache_lookup(L->loader->cache, name, wanted, NULL);
         if (e && nodeflib && in_default_dir(L, e->path)) {
             s->status = note_try(s, e->path, GD_RULE_CACHE, NULL, GD_TRY_NODEFLIB);
         } else if (e) {

@@ -110,13 +110,15 @@ struct gd_child_result {
 };
 
 /* Run fn(arg) in a new process (its standard output and error go to /dev/null) and wait at most
- * `timeout_ms`. GD_OK whenever the child ran, however it ended; GD_ECHILD when no child could be
- * started. Free the result with gd_child_result_free. */
+ * `timeout_ms`. GD_OK whenever the child ran, however it ended; GD_ECHILD when it could not be
+ * started. An exit status of -1 means the status could not be read (the caller ignores
+ * SIGCHLD). Free the result with gd_child_result_free. */
 enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, size_t max_output,
                                struct gd_child_result *result);
 
 /* Start several children at once and wait for all (each with its own deadline), so that slow
- * ones overlap. `results` has `n` entries. */
+ * ones overlap. `results` has `n` entries. GD_ECHILD when one could not be started; those
+ * started before it have still been waited for and their results are filled in. */
 struct gd_child_job {
     gd_child_fn fn;
     void *arg;

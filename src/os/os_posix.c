@@ -360,6 +360,11 @@ static void child_main(gd_child_fn fn, void *arg, int fd)
         dup2(null, 2);
     }
     signal(SIGPIPE, SIG_IGN);
+    /* The parent's handlers (a sanitizer's, an embedding program's) must not turn a vendor
+     * library's crash into an orderly exit: the parent reports the signal itself. */
+    static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP };
+    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+        signal(fatal[i], SIG_DFL);
     struct gd_child_out out = { fd };
     fn(arg, &out);
     /* _exit: no atexit handlers, no flushing of buffers inherited from the parent. */
@@ -382,6 +387,18 @@ static void append(struct running *r, const char *buf, size_t n)
     memcpy(res->output + res->len, buf, n);
     res->len += n;
     res->output[res->len] = '\0';
+}
+
+/* The child is gone but its status cannot be had: an embedding program that ignores SIGCHLD
+ * makes the kernel reap children at once (waitpid then fails with ECHILD). */
+static void reap_unknown(struct running *r)
+{
+    r->reaped = true;
+    r->res->elapsed_ns = gd_os_monotonic_ns() - r->start;
+    if (r->res->end != GD_CHILD_TIMED_OUT) {
+        r->res->end = GD_CHILD_EXITED;
+        r->res->code = -1;
+    }
 }
 
 static void reap(struct running *r, int status)
@@ -481,9 +498,11 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
                 /* Its process group goes with it: a grandchild must neither keep the call
                  * waiting on the pipe until the deadline nor outlive the call. */
                 kill(-run[i].pid, SIGKILL);
-                int status;
+                int status = 0;
                 if (waitpid(run[i].pid, &status, 0) == run[i].pid)
                     reap(&run[i], status);
+                else
+                    reap_unknown(&run[i]);
                 if (run[i].fd >= 0)
                     drain(&run[i]);
             }
@@ -503,9 +522,11 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
                     run[i].res->end = GD_CHILD_TIMED_OUT;
                     kill(-run[i].pid, SIGKILL);
                     kill(run[i].pid, SIGKILL);
-                    int status;
-                    waitpid(run[i].pid, &status, 0);
-                    reap(&run[i], status);
+                    int status = 0;
+                    if (waitpid(run[i].pid, &status, 0) == run[i].pid)
+                        reap(&run[i], status);
+                    else
+                        reap_unknown(&run[i]);
                 }
                 if (run[i].fd >= 0) {
                     close(run[i].fd);

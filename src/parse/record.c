@@ -2,6 +2,7 @@
 
 #include "core/str.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #define PATH_MAX_LEN 4096
@@ -103,7 +104,11 @@ bool gd_metadata_field(const char *data, size_t len, const char *field, char *bu
     while (gd_next_line(&cur, end, &line)) {
         if (line.n == 0)
             return false; /* the body starts */
-        if (line.n > n && memcmp(line.p, field, n) == 0 && line.p[n] == ':') {
+        /* Field names are case-insensitive (core metadata follows RFC 822 headers). */
+        bool same = line.n > n && line.p[n] == ':';
+        for (size_t i = 0; same && i < n; i++)
+            same = gd_to_lower(line.p[i]) == gd_to_lower(field[i]);
+        if (same) {
             struct gd_span v = gd_span_trim((struct gd_span){ line.p + n + 1, line.n - n - 1 });
             if (v.n == 0 || v.n >= size || memchr(v.p, '\0', v.n))
                 return false;

@@ -803,19 +803,28 @@ static void record_copy(struct inventory *inv, const struct copy *c)
                         gd_src(GD_SOURCE_CALL, gd_kb_str(c->row, "call")));
     }
     /* The single version to show: the most authoritative source (the library's own answer,
-     * then its wheel, header, toolkit, file name), stated as precisely as any source that
-     * agrees with it ("13.0" from the call, "13.0.96" from the wheel). */
-    char callv[GD_VERSION_TEXT_MAX] = "";
+     * then its wheel, a file name stating major.minor.patch, the header, the toolkit's
+     * version.json, a file name with the major alone), stated as precisely as any source
+     * that agrees with it ("13.0" from the call, "13.0.96" from the wheel). A header counts
+     * below an exact file name: headers may come from another install in a shared include
+     * directory, a file's own name does not. */
+    char callv[GD_VERSION_FORMAT_MAX] = "";
     if (c->has_call && c->call.ok)
         gd_version_format(&c->call.version, callv, sizeof callv);
-    const char *values[] = { callv, c->meta_record ? c->meta_version : "",
+    struct gd_version nv;
+    bool exact_name =
+        c->name_version[0] && gd_version_parse(c->name_version, &nv) == GD_OK && nv.nparts >= 3;
+    const char *values[] = { callv,
+                             c->meta_record ? c->meta_version : "",
+                             exact_name ? c->name_version : "",
                              c->header_path ? c->header_version : "",
-                             c->json_path ? c->json_version : "", c->name_version };
-    static const char *const sources[] = { "version.call", "version.wheel", "version.header",
-                                           "version.json", "version.name" };
+                             c->json_path ? c->json_version : "",
+                             c->name_version };
+    static const char *const sources[] = { "version.call",   "version.wheel", "version.name",
+                                           "version.header", "version.json",  "version.name" };
     int primary = -1, best = -1;
     struct gd_version pv, bv, v;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (!values[i][0] || gd_version_parse(values[i], &v) != GD_OK)
             continue;
         if (primary < 0) {

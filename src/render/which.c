@@ -59,6 +59,8 @@ static void skipped_steps(struct gd_buf *b, const struct gd_which *w)
         gd_buf_puts(b, "  runpath           none\n");
     if (gd_loader_cache_problem(w->loader))
         gd_buf_printf(b, "  ld.so.cache       %s\n", gd_loader_cache_problem(w->loader));
+    else if (!gd_loader_cache(w->loader))
+        gd_buf_puts(b, "  ld.so.cache       none in this root\n");
     if (e && (e->flags_1 & 0x800u))
         gd_buf_printf(b, "  default path      not searched: %s has DF_1_NODEFLIB\n", from->path);
 }

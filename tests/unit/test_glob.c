@@ -28,6 +28,9 @@ static const struct match_case match_cases[] = {
     { "ld.so.conf", "ld.so.con", false },
     { "", "", true },
     { "", "a", false },
+    /* A trailing backslash escapes nothing: fnmatch(3) matches nothing with it. */
+    { "ab\\", "ab\\", false },
+    { "ab\\", "ab", false },
     { "a", "", false },
     /* '*': any run, the empty one too, anywhere. */
     { "*", "cuda.conf", true },

@@ -204,7 +204,7 @@ static void test_ldconfig_formats(void **state)
          * first one (x86-64-v2, as ldconfig orders them) is what glibc's lookup returns too. */
         char path[PATH_MAX];
         uint32_t x86_64 = gd_ldcache_flags_for(64, EB_EM_X86_64);
-        const struct gd_ldcache_entry *e = gd_ldcache_lookup(c, "libgdtest.so.1", x86_64);
+        const struct gd_ldcache_entry *e = gd_ldcache_lookup(c, "libgdtest.so.1", x86_64, NULL);
         assert_non_null(e);
         assert_null(e->hwcaps);
         assert_string_equal(e->path, tu_path(path, sizeof path, dir,
@@ -224,16 +224,16 @@ static void test_ldconfig_formats(void **state)
         assert_int_equal(copies, 4);
         assert_int_equal(hwcaps, f == 0 ? 0 : 2);
         /* Another class or machine: refused for x86-64, found for its own. */
-        assert_null(gd_ldcache_lookup(c, "libgdtest32.so.3", x86_64));
-        e = gd_ldcache_lookup(c, "libgdtest32.so.3", gd_ldcache_flags_for(32, EB_EM_386));
+        assert_null(gd_ldcache_lookup(c, "libgdtest32.so.3", x86_64, NULL));
+        e = gd_ldcache_lookup(c, "libgdtest32.so.3", gd_ldcache_flags_for(32, EB_EM_386), NULL);
         assert_non_null(e);
         assert_string_equal(e->path, tu_path(path, sizeof path, dir, "lib32/libgdtest32.so.3"));
-        assert_non_null(gd_ldcache_lookup(c, "libgdtest32.so.3", 0)); /* 0 accepts any */
+        assert_non_null(gd_ldcache_lookup(c, "libgdtest32.so.3", 0, NULL)); /* 0 accepts any */
         /* ldconfig of an x86-64 machine leaves AArch64 objects out. */
-        assert_null(gd_ldcache_lookup(c, "libgdarm.so.1", 0));
-        assert_null(gd_ldcache_lookup(c, "libgdtest.so", x86_64));
-        assert_null(gd_ldcache_lookup(c, "libgdtest.so.1.", x86_64));
-        assert_null(gd_ldcache_lookup(c, "", x86_64));
+        assert_null(gd_ldcache_lookup(c, "libgdarm.so.1", 0, NULL));
+        assert_null(gd_ldcache_lookup(c, "libgdtest.so", x86_64, NULL));
+        assert_null(gd_ldcache_lookup(c, "libgdtest.so.1.", x86_64, NULL));
+        assert_null(gd_ldcache_lookup(c, "", x86_64, NULL));
         gd_ldcache_free(c);
         free(data);
     }
@@ -349,17 +349,17 @@ static const char *const sample_hwcaps[] = { "x86-64-v2", "x86-64-v3" };
 static void check_sample(const struct gd_ldcache *c, bool hw)
 {
     assert_int_equal(c->count, 7);
-    const struct gd_ldcache_entry *e = gd_ldcache_lookup(c, "libcudnn.so.9", 0x0303);
+    const struct gd_ldcache_entry *e = gd_ldcache_lookup(c, "libcudnn.so.9", 0x0303, NULL);
     assert_non_null(e);
     assert_string_equal(e->path, "/opt/b/libcudnn.so.9");
     assert_int_equal(e->order, 1);
-    e = gd_ldcache_lookup(c, "libcudnn.so.9", gd_ldcache_flags_for(32, EB_EM_386));
+    e = gd_ldcache_lookup(c, "libcudnn.so.9", gd_ldcache_flags_for(32, EB_EM_386), NULL);
     assert_string_equal(e->path, "/usr/lib/i386-linux-gnu/libcudnn.so.9");
-    e = gd_ldcache_lookup(c, "ld-linux.so.2", gd_ldcache_flags_for(32, EB_EM_386));
+    e = gd_ldcache_lookup(c, "ld-linux.so.2", gd_ldcache_flags_for(32, EB_EM_386), NULL);
     assert_string_equal(e->path, "/lib/ld-linux.so.2"); /* i386 takes plain ELF entries */
-    assert_null(gd_ldcache_lookup(c, "ld-linux.so.2", 0x0303));
-    assert_null(gd_ldcache_lookup(c, "libcudart.so.12", 0x0303));
-    assert_non_null(gd_ldcache_lookup(c, "libcudart.so.12", 0x0a03));
+    assert_null(gd_ldcache_lookup(c, "ld-linux.so.2", 0x0303, NULL));
+    assert_null(gd_ldcache_lookup(c, "libcudart.so.12", 0x0303, NULL));
+    assert_non_null(gd_ldcache_lookup(c, "libcudart.so.12", 0x0a03, NULL));
     const struct gd_ldcache_entry *hwe = NULL;
     for (size_t i = 0; i < c->count; i++)
         if (c->entries[i].order == 2)
@@ -398,7 +398,7 @@ static void test_hand_built(void **state)
     struct gd_ldcache *c = NULL;
     assert_int_equal(gd_ldcache_parse(b.p, b.len, &c), GD_OK);
     assert_int_equal(c->count, 0);
-    assert_null(gd_ldcache_lookup(c, "libz.so.1", 0));
+    assert_null(gd_ldcache_lookup(c, "libz.so.1", 0, NULL));
     gd_ldcache_free(c);
     free(b.p);
     b = build_cache(true, false, NULL, 0, NULL, NULL, 0);
@@ -406,7 +406,7 @@ static void test_hand_built(void **state)
     assert_int_equal(c->count, 0);
     gd_ldcache_free(c);
     free(b.p);
-    assert_null(gd_ldcache_lookup(NULL, "libz.so.1", 0));
+    assert_null(gd_ldcache_lookup(NULL, "libz.so.1", 0, NULL));
     gd_ldcache_free(NULL);
 }
 

@@ -571,6 +571,10 @@ static void test_cache_by_ldconfig(void **state)
     struct eb_spec s = dyn("libcudart.so.12");
     s.needed[0] = "libc.so.6";
     put(r, "usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", &s);
+    /* A glibc-hwcaps copy: ldconfig indexes it with the hwcaps extension. */
+    struct eb_spec hw = dyn("libhw.so.1");
+    put(r, "usr/local/cuda-12.4/lib64/libhw.so.1", &hw);
+    put(r, "usr/local/cuda-12.4/lib64/glibc-hwcaps/x86-64-v2/libhw.so.1", &hw);
     char cmd[PATH_MAX + 128];
     snprintf(cmd, sizeof cmd, "%s -r %s 2>/dev/null", ldconfig, r);
     if (system(cmd) != 0) {
@@ -593,6 +597,20 @@ static void test_cache_by_ldconfig(void **state)
     /* ldconfig made the SONAME link, and the cache names it. */
     assert_string_equal(e->to->path, "/usr/local/cuda-12.4/lib64/libcudart.so.12");
     assert_string_equal(e->to->elf->soname, "libcudart.so.12");
+    /* No CPU information in the root: the plain entry. */
+    assert_int_equal(gd_load_resolve(L, NULL, "libhw.so.1", false, &e), GD_OK);
+    assert_int_equal(e->rule, GD_RULE_CACHE);
+    assert_string_equal(e->to->path, "/usr/local/cuda-12.4/lib64/libhw.so.1");
+    gd_load_free(L);
+    gd_loader_free(l);
+    /* An x86-64-v2 CPU: glibc 2.33+ takes the cache entry of the supported subdirectory. */
+    tu_write(r, "proc/cpuinfo", "flags\t: fpu cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3\n");
+    l = loader_for(root, NULL, "2.36");
+    assert_int_equal(gd_load_start_virtual(l, 64, EB_EM_X86_64, &L), GD_OK);
+    assert_int_equal(gd_load_resolve(L, NULL, "libhw.so.1", false, &e), GD_OK);
+    assert_int_equal(e->rule, GD_RULE_CACHE);
+    assert_string_equal(e->to->path,
+                        "/usr/local/cuda-12.4/lib64/glibc-hwcaps/x86-64-v2/libhw.so.1");
     gd_load_free(L);
     gd_loader_free(l);
     gd_root_free(root);

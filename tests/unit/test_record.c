@@ -143,6 +143,11 @@ static void test_metadata_field(void **state)
     assert_string_equal(buf, "9.1.0.70");
     assert_true(gd_metadata_field(meta, sizeof meta - 1, "Metadata-Version", buf, sizeof buf));
     assert_string_equal(buf, "2.1");
+    /* Field names are case-insensitive (RFC 822 headers). */
+    assert_true(gd_metadata_field(meta, sizeof meta - 1, "version", buf, sizeof buf));
+    assert_string_equal(buf, "9.1.0.70");
+    assert_true(gd_metadata_field(meta, sizeof meta - 1, "NAME", buf, sizeof buf));
+    assert_string_equal(buf, "nvidia-cudnn-cu12");
     /* Absent, empty, in the body, or too long for the buffer: false, buffer untouched. */
     static const char *const absent[] = { "Author", "Summary", "License", "Nam" };
     for (size_t i = 0; i < sizeof absent / sizeof *absent; i++) {
