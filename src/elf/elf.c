@@ -97,14 +97,32 @@ static enum gd_status read_at(struct reader *r, uint64_t offset, void *buf, size
     return GD_OK;
 }
 
-static uint64_t get(const struct reader *r, const unsigned char *p, int bytes)
+static inline uint64_t le(const unsigned char *p, int bytes)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) {
-        int shift = r->be ? 8 * (bytes - 1 - i) : 8 * i;
-        v |= (uint64_t)p[i] << shift;
-    }
-    return v;
+    uint64_t lo = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    if (bytes == 2)
+        return lo;
+    lo |= (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    if (bytes == 4)
+        return lo;
+    return lo | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
+static inline uint64_t be(const unsigned char *p, int bytes)
+{
+    if (bytes == 2)
+        return (uint64_t)p[0] << 8 | p[1];
+    uint64_t hi = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+    if (bytes == 4)
+        return hi;
+    return hi << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | p[7];
+}
+
+/* `bytes` is a constant at every call site once inlined, so each loop unrolls into a load. */
+static inline uint64_t get(const struct reader *r, const unsigned char *p, int bytes)
+{
+    return r->be ? be(p, bytes) : le(p, bytes);
 }
 
 /* A word: 4 bytes in ELF32, 8 in ELF64 (addresses, offsets, sizes, dynamic values). */
@@ -238,13 +256,21 @@ static enum gd_status read_segments(struct reader *r, const struct header *h, st
     struct segment *segs = gd_calloc(h->phnum, sizeof *segs);
     if (!segs)
         return GD_ENOMEM;
+    /* In blocks of whole entries: one copy out of the page cache per block, not per entry. */
+    unsigned char block[4096];
+    size_t per = sizeof block / h->phentsize, have = 0, first = 0;
     for (uint32_t i = 0; i < h->phnum; i++) {
-        unsigned char b[56];
-        enum gd_status st = read_at(r, h->phoff + (uint64_t)i * h->phentsize, b, min);
-        if (st != GD_OK) {
-            gd_free(segs);
-            return st;
+        if (i >= first + have) {
+            first = i;
+            have = h->phnum - i < per ? h->phnum - i : per;
+            enum gd_status st =
+                read_at(r, h->phoff + (uint64_t)i * h->phentsize, block, have * h->phentsize);
+            if (st != GD_OK) {
+                gd_free(segs);
+                return st;
+            }
         }
+        const unsigned char *b = block + (i - first) * h->phentsize;
         struct segment *s = &segs[i];
         s->type = (uint32_t)get(r, b, 4);
         if (r->cls == 64) {
@@ -302,12 +328,27 @@ static enum gd_status read_dynamic(struct reader *r, struct gd_elf *elf, const s
     if (!in_bounds(r, d->offset, n * entsize))
         return GD_ETRUNCATED;
     int w = word(r);
+    unsigned char block[4096];
+    uint64_t per = sizeof block / entsize, have = 0, first = 0;
     for (uint64_t i = 0; i < n; i++) {
-        unsigned char b[16];
-        enum gd_status st = read_at(r, d->offset + i * entsize, b, entsize);
-        if (st != GD_OK)
-            return st;
-        uint64_t tag = get(r, b, w), val = get(r, b + w, w);
+        if (i >= first + have) {
+            first = i;
+            have = n - i < per ? n - i : per;
+            enum gd_status st =
+                read_at(r, d->offset + i * entsize, block, (size_t)(have * entsize));
+            if (st != GD_OK)
+                return st;
+        }
+        const unsigned char *b = block + (i - first) * entsize;
+        /* Constant widths in each branch, so the decoding unrolls. */
+        uint64_t tag, val;
+        if (w == 8) {
+            tag = get(r, b, 8);
+            val = get(r, b + 8, 8);
+        } else {
+            tag = get(r, b, 4);
+            val = get(r, b + 4, 4);
+        }
         if (r->cls == 32 && tag == 0x6ffffffbULL)
             tag = DT_FLAGS_1;
         if (tag == DT_NULL)
@@ -518,8 +559,24 @@ static enum gd_status read_sections(struct reader *r, struct gd_elf *elf, const 
 
 enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
 {
+    return gd_elf_read_ex(src, GD_ELF_ALL, out);
+}
+
+enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what, struct gd_elf **out)
+{
     *out = NULL;
-    struct reader *r = gd_calloc(1, sizeof *r);
+    /* Not calloc: zeroing the 32 KiB page cache for every file was a fifth of the work of a
+     * dependency tree. Only the bookkeeping needs a start value. */
+    struct reader *r = gd_malloc(sizeof *r);
+    if (r) {
+        r->src = src;
+        r->next = 0;
+        r->page_reads = 0;
+        r->be = false;
+        r->cls = 0;
+        for (unsigned i = 0; i < CACHE_PAGES; i++)
+            r->pages[i].valid = false;
+    }
     struct gd_elf *elf = gd_calloc(1, sizeof *elf);
     struct segment *segs = NULL;
     size_t nsegs = 0;
@@ -549,9 +606,9 @@ enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
     }
     if (st == GD_OK)
         st = read_dynamic_strings(r, elf, segs, nsegs, &d);
-    if (st == GD_OK)
+    if (st == GD_OK && !(what & GD_ELF_LOADER_ONLY))
         st = read_notes(r, elf, segs, nsegs);
-    if (st == GD_OK) {
+    if (st == GD_OK && !(what & GD_ELF_LOADER_ONLY)) {
         /* glibc's loader reads the ELF and program headers only (open_verify,
          * _dl_map_object_from_fd): a file whose section header table is cut off or broken is
          * loaded all the same, so its sections are left out rather than the file refused. */
@@ -585,16 +642,25 @@ static enum gd_status file_read(void *ctx, void *buf, size_t n, uint64_t offset,
     return gd_os_pread(ctx, buf, n, offset, got);
 }
 
+enum gd_status gd_elf_read_file_ex(struct gd_os_file *f, unsigned long long size, unsigned what,
+                                   struct gd_elf **out)
+{
+    if (size == 0) {
+        struct gd_os_stat st;
+        enum gd_status s = gd_os_file_stat(f, &st);
+        if (s != GD_OK) {
+            *out = NULL;
+            return s;
+        }
+        size = st.size;
+    }
+    struct gd_elf_source src = { file_read, f, size };
+    return gd_elf_read_ex(&src, what, out);
+}
+
 enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out)
 {
-    struct gd_os_stat st;
-    enum gd_status s = gd_os_file_stat(f, &st);
-    if (s != GD_OK) {
-        *out = NULL;
-        return s;
-    }
-    struct gd_elf_source src = { file_read, f, st.size };
-    return gd_elf_read(&src, out);
+    return gd_elf_read_file_ex(f, 0, GD_ELF_ALL, out);
 }
 
 struct memory {

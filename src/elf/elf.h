@@ -76,6 +76,16 @@ struct gd_elf {
 /* Read an ELF from `src`. On GD_OK `*out` is new (gd_elf_free). GD_EFORMAT: not an ELF or
  * inconsistent; GD_ETRUNCATED: a structure runs past the end; GD_ELIMIT: past a cap. */
 enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out);
+
+/* What to read beyond the headers the loader needs (class, machine, type, interpreter, the
+ * dynamic section): the loader emulator passes GD_ELF_LOADER_ONLY and skips the section header
+ * table and the notes, the most costly part of a file it only resolves. */
+#define GD_ELF_ALL         0u
+#define GD_ELF_LOADER_ONLY 1u
+enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what, struct gd_elf **out);
+/* From an open file of `size` bytes (0: ask the file). */
+enum gd_status gd_elf_read_file_ex(struct gd_os_file *f, unsigned long long size, unsigned what,
+                                   struct gd_elf **out);
 /* Convenience: read from an open file (src/os or src/sysroot). */
 enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out);
 /* Convenience: read from memory. */

@@ -107,6 +107,19 @@ struct arch {
     struct gd_strlist firsts;  /* their distinct first components */
 };
 
+/* Keys to pointers, first insertion wins: the names objects are known under (name, path,
+ * SONAME) and the names that were not found. Open addressing with FNV-1a; a tree of 300
+ * objects asks it a few thousand times, where a linear scan was a sixth of the work. */
+struct slot {
+    const char *key; /* borrowed from the object or edge it points to */
+    void *value;
+};
+
+struct index {
+    struct slot *slots;
+    size_t cap, count; /* cap: 0 or a power of two */
+};
+
 struct gd_load {
     struct gd_loader *loader;
     struct arch arch;
@@ -116,13 +129,66 @@ struct gd_load {
     size_t nall, cap_all;
     struct gd_edge **missing;
     size_t nmissing, cap_missing;
-    struct gd_strlist llp; /* LD_LIBRARY_PATH, expanded */
-    bool oom;              /* sticky: an allocation failed while judging a candidate */
+    struct index known;         /* name, path, SONAME -> object */
+    struct index missing_names; /* name -> missing edge */
+    struct gd_strlist llp;      /* LD_LIBRARY_PATH, expanded */
+    bool oom;                   /* sticky: an allocation failed while judging a candidate */
     bool llp_done;
     struct dirinfo *dirs;
     size_t ndirs, cap_dirs;
     bool virtual_main;
 };
+
+static uint64_t hash_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static void *index_get(const struct index *ix, const char *key)
+{
+    if (!ix->cap)
+        return NULL;
+    for (size_t i = hash_key(key) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+        if (!ix->slots[i].key)
+            return NULL;
+        if (strcmp(ix->slots[i].key, key) == 0)
+            return ix->slots[i].value;
+    }
+}
+
+static enum gd_status index_put(struct index *ix, const char *key, void *value)
+{
+    if (!key || index_get(ix, key))
+        return GD_OK;
+    if ((ix->count + 1) * 2 > ix->cap) {
+        size_t cap = ix->cap ? ix->cap * 2 : 64;
+        struct slot *slots = gd_calloc(cap, sizeof *slots);
+        if (!slots)
+            return GD_ENOMEM;
+        for (size_t k = 0; k < ix->cap; k++) {
+            if (!ix->slots[k].key)
+                continue;
+            size_t i = hash_key(ix->slots[k].key) & (cap - 1);
+            while (slots[i].key)
+                i = (i + 1) & (cap - 1);
+            slots[i] = ix->slots[k];
+        }
+        gd_free(ix->slots);
+        ix->slots = slots;
+        ix->cap = cap;
+    }
+    size_t i = hash_key(key) & (ix->cap - 1);
+    while (ix->slots[i].key)
+        i = (i + 1) & (ix->cap - 1);
+    ix->slots[i] = (struct slot){ key, value };
+    ix->count++;
+    return GD_OK;
+}
 
 /* ---- loader configuration ------------------------------------------------------------------ */
 
@@ -529,6 +595,8 @@ void gd_load_free(struct gd_load *L)
     for (size_t i = 0; i < L->ndirs; i++)
         gd_free(L->dirs[i].dir);
     gd_free(L->dirs);
+    gd_free(L->known.slots);
+    gd_free(L->missing_names.slots);
     gd_free(L->missing);
     gd_free(L->objects);
     gd_free(L->all);
@@ -557,6 +625,15 @@ static enum gd_status remember(struct gd_load *L, struct gd_object *o)
         return GD_ELIMIT;
     if (gd_grow((void **)&L->all, &L->cap_all, L->nall + 1, sizeof *L->all) != 0)
         return GD_ENOMEM;
+    /* The names glibc's _dl_name_match_p compares a request with: the name it was loaded
+     * under, its path, its SONAME. */
+    enum gd_status st = index_put(&L->known, o->name, o);
+    if (st == GD_OK)
+        st = index_put(&L->known, o->path, o);
+    if (st == GD_OK && o->elf)
+        st = index_put(&L->known, o->elf->soname, o);
+    if (st != GD_OK)
+        return st;
     L->all[L->nall++] = o;
     return GD_OK;
 }
@@ -585,7 +662,7 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
     struct gd_os_stat fs = { 0 };
     st = gd_os_file_stat(f, &fs);
     if (st == GD_OK)
-        st = gd_elf_read_file(f, elf);
+        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, elf);
     gd_os_close(f);
     if (st == GD_ENOMEM) {
         L->oom = true; /* not a property of the file: the search fails with GD_ENOMEM */
@@ -838,13 +915,7 @@ static bool in_default_dir(const struct gd_load *L, const char *path)
 /* Already loaded under this name, as this SONAME, or (for a path) at this path? */
 static struct gd_object *loaded(const struct gd_load *L, const char *name)
 {
-    for (size_t i = 0; i < L->nall; i++) {
-        struct gd_object *o = L->all[i];
-        if (strcmp(o->name, name) == 0 || strcmp(o->path, name) == 0 ||
-            (o->elf && o->elf->soname && strcmp(o->elf->soname, name) == 0))
-            return o;
-    }
-    return NULL;
+    return index_get(&L->known, name);
 }
 
 static void run_search(struct search *s)
@@ -935,13 +1006,12 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
         edge->rule = GD_RULE_LOADED;
         return place(L, o);
     }
-    for (size_t i = 0; i < L->nmissing; i++) {
-        if (strcmp(L->missing[i]->name, name) == 0) {
-            /* Not looked for twice: the loader remembers the failure under this name. */
-            if (L->missing[i]->error)
-                edge->error = gd_strdup(L->missing[i]->error);
-            return GD_OK;
-        }
+    const struct gd_edge *gone = index_get(&L->missing_names, name);
+    if (gone) {
+        /* Not looked for twice: the loader remembers the failure under this name. */
+        if (gone->error && !(edge->error = gd_strdup(gone->error)))
+            return GD_ENOMEM;
+        return GD_OK;
     }
     struct search s = { L, edge, from, NULL, false, GD_OK };
     run_search(&s);
@@ -966,6 +1036,11 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
     copy->position = L->nobjects;
     copy->error = edge->error ? gd_strdup(edge->error) : NULL;
     if (!copy->name || (edge->error && !copy->error)) {
+        free_edge(copy);
+        gd_free(copy);
+        return GD_ENOMEM;
+    }
+    if (index_put(&L->missing_names, copy->name, copy) != GD_OK) {
         free_edge(copy);
         gd_free(copy);
         return GD_ENOMEM;
@@ -1054,7 +1129,7 @@ enum gd_status gd_load_start(struct gd_loader *loader, const char *path, bool de
     if (st == GD_OK)
         st = gd_os_file_stat(f, &fs);
     if (st == GD_OK)
-        st = gd_elf_read_file(f, &elf);
+        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, &elf);
     gd_os_close(f);
     if (st == GD_OK)
         st = setup_arch(L, elf->elf_class, elf->machine, elf->big_endian);

@@ -45,6 +45,7 @@ struct gd_os_file;
 /* Open a regular file for reading without blocking on FIFOs and devices. With `nofollow` a
  * symlink as the last component fails with GD_ELOOP. GD_ENOTREG for anything but a file. */
 enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_file **out);
+/* The file's status as of its opening. */
 enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st);
 /* Read up to `n` bytes at `offset`; `*got` < n only at the end of the file. */
 enum gd_status gd_os_pread(struct gd_os_file *f, void *buf, size_t n, unsigned long long offset,

@@ -111,6 +111,7 @@ enum gd_status gd_os_readlink(const char *path, char **target)
 
 struct gd_os_file {
     int fd;
+    struct gd_os_stat st; /* as of the open: callers ask for it right after */
 };
 
 enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_file **out)
@@ -137,16 +138,15 @@ enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_fil
         return GD_ENOMEM;
     }
     f->fd = fd;
+    fill_stat(&s, &f->st);
     *out = f;
     return GD_OK;
 }
 
 enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st)
 {
-    struct stat s;
-    if (fstat(f->fd, &s) != 0)
-        return from_errno(errno);
-    fill_stat(&s, st);
+    /* The open already asked (to refuse FIFOs and devices): no second fstat per file. */
+    *st = f->st;
     return GD_OK;
 }
 
