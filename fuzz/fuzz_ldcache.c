@@ -4,8 +4,9 @@
  *
  * Invariants: a failure is a documented status and leaves no result. On success the format is
  * one of the three; every entry's name and path are terminated (strlen under AddressSanitizer
- * proves the NUL lies inside the block that owns them), shorter than the input and pieces of
- * it, as is the generator up to its first NUL; the
+ * proves the NUL lies inside the block that owns them), shorter than GD_LDCACHE_STRING_MAX,
+ * inside the first `size` bytes of that block (one copy of the string table, however many
+ * entries share a string) and pieces of the input, as is the generator up to its first NUL; the
  * entries are sorted by name, then by file order, and their file orders are a permutation of
  * 0..count-1. A lookup of an entry's own name finds the first entry (file order) of that name
  * without a hwcaps subdirectory, which is the first such entry of its run in the sorted table, or
@@ -83,7 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const struct gd_ldcache_entry *e = &c->entries[i];
         FUZZ_CHECK(e->name != NULL && e->path != NULL);
         size_t nl = strlen(e->name), pl = strlen(e->path);
-        FUZZ_CHECK(nl < size && pl < size);
+        FUZZ_CHECK(nl < GD_LDCACHE_STRING_MAX && pl < GD_LDCACHE_STRING_MAX);
+        /* One copy of the string table, not one per entry: the strings lie in its first
+         * `size` bytes, however many entries share them. */
+        FUZZ_CHECK(e->name >= c->strings && (size_t)(e->name - c->strings) + nl < size);
+        FUZZ_CHECK(e->path >= c->strings && (size_t)(e->path - c->strings) + pl < size);
         if (i < FUZZ_LDCACHE_PIECES)
             FUZZ_CHECK(contains(data, size, e->name, nl) && contains(data, size, e->path, pl));
         if (e->hwcaps)
