@@ -28,8 +28,14 @@ static bool bracket(const char *p, char c, const char **end, bool *valid)
 
 static bool match(const char *p, const char *n, bool at_start)
 {
-    /* Iterative with one backtrack point for '*': linear in practice, no recursion depth. */
+    /* Iterative with one backtrack point for '*': each restart walks the pattern once, so the
+     * time is at most pattern length times name length, and no recursion depth. */
     const char *star_p = NULL, *star_n = NULL;
+    /* Every '[' from here on is unterminated, hence literal: once one '[' finds no ']' after
+     * it, no later one can. Remembered so that backtracking does not rescan the rest of the
+     * pattern for each '[' again, which made "*[[[...x" against "[[[...y" cubic (seconds for
+     * 4 KiB of input). */
+    const char *literal_from = NULL;
     while (*n) {
         /* A leading '.' must be matched by a '.' in the pattern, escaped or not (fnmatch's
          * FNM_PERIOD: '*', '?' and classes never match it). */
@@ -49,10 +55,14 @@ static bool match(const char *p, const char *n, bool at_start)
         const char *next = p + 1;
         if (*p == '?') {
             ok = true;
+        } else if (*p == '[' && literal_from && p >= literal_from) {
+            ok = *n == '[';
         } else if (*p == '[') {
             bool valid;
             const char *end;
             bool hit = bracket(p + 1, *n, &end, &valid);
+            if (!valid)
+                literal_from = p;
             if (valid) {
                 ok = hit;
                 next = end;

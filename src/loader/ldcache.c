@@ -44,13 +44,17 @@ static uint64_t u64(const struct bytes *b, size_t off)
     return b->be ? lo << 32 | hi : hi << 32 | lo;
 }
 
-/* A NUL-terminated string at `base + off` inside the file; NULL when out of range. */
+/* A NUL-terminated string at `base + off` inside the file, shorter than GD_LDCACHE_STRING_MAX;
+ * NULL when out of range or longer. The bound keeps the checks and the sort by name linear in
+ * the number of entries whatever the strings. */
 static const char *string_at(const struct bytes *b, size_t base, uint32_t off)
 {
     if (base > b->n || off >= b->n - base)
         return NULL;
     const char *s = (const char *)b->p + base + off;
-    return memchr(s, '\0', b->n - base - off) ? s : NULL;
+    size_t avail = b->n - base - off;
+    return memchr(s, '\0', avail < GD_LDCACHE_STRING_MAX ? avail : GD_LDCACHE_STRING_MAX) ? s
+                                                                                          : NULL;
 }
 
 struct raw {
@@ -58,54 +62,38 @@ struct raw {
     uint64_t hwcap;
 };
 
-/* Copy the strings the entries point at into one owned block, then build the entries. */
+/* Build the entries over one copy of the string table (from `base` to the end of the file),
+ * each string pointing into it. Not a copy per entry: a hostile cache can point every entry at
+ * the same long string, and copying each made an 880 KB file cost 16 GB. */
 static enum gd_status build(struct gd_ldcache *c, const struct bytes *b, size_t base,
                             const struct raw *raw, size_t n, const char *const *hwcaps,
                             size_t nhwcaps)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *k = string_at(b, base, raw[i].key), *v = string_at(b, base, raw[i].value);
-        if (!k || !v)
+    for (size_t i = 0; i < n; i++)
+        if (!string_at(b, base, raw[i].key) || !string_at(b, base, raw[i].value))
             return GD_EFORMAT;
-        total += strlen(k) + strlen(v) + 2;
-    }
-    for (size_t i = 0; i < nhwcaps; i++)
-        total += strlen(hwcaps[i]) + 1;
-    c->strings = gd_malloc(total ? total : 1);
+    size_t len = b->n - base;
+    c->strings = gd_malloc(len + 1);
     c->entries = gd_calloc(n ? n : 1, sizeof *c->entries);
-    char **caps = gd_calloc(nhwcaps ? nhwcaps : 1, sizeof *caps);
-    if (!c->strings || !c->entries || !caps) {
-        gd_free(caps);
+    if (!c->strings || !c->entries)
         return GD_ENOMEM;
-    }
-    char *at = c->strings;
-    for (size_t i = 0; i < nhwcaps; i++) {
-        size_t len = strlen(hwcaps[i]) + 1;
-        memcpy(at, hwcaps[i], len);
-        caps[i] = at;
-        at += len;
-    }
+    memcpy(c->strings, b->p + base, len);
+    c->strings[len] = '\0';
     for (size_t i = 0; i < n; i++) {
-        const char *k = string_at(b, base, raw[i].key), *v = string_at(b, base, raw[i].value);
         struct gd_ldcache_entry *e = &c->entries[i];
-        size_t kl = strlen(k) + 1, vl = strlen(v) + 1;
-        memcpy(at, k, kl);
-        e->name = at;
-        at += kl;
-        memcpy(at, v, vl);
-        e->path = at;
-        at += vl;
+        e->name = c->strings + raw[i].key;
+        e->path = c->strings + raw[i].value;
         e->flags = raw[i].flags;
         e->hwcap = raw[i].hwcap;
         e->order = i;
         if (raw[i].hwcap & HWCAP_EXTENSION) {
+            /* The hwcaps names are strings of the same table (read_extensions). */
             uint32_t index = (uint32_t)raw[i].hwcap;
-            e->hwcaps = index < nhwcaps ? caps[index] : "unknown";
+            e->hwcaps = index < nhwcaps ? c->strings + (hwcaps[index] - ((const char *)b->p + base))
+                                        : "unknown";
         }
     }
     c->count = n;
-    gd_free(caps);
     return GD_OK;
 }
 

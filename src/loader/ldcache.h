@@ -19,6 +19,8 @@
 
 /* A cache over this size is not a cache (a real one is tens of KiB). */
 #define GD_LDCACHE_MAX (64 * 1024 * 1024)
+/* A name or path this long or longer (NUL included) is no cache's: PATH_MAX. */
+#define GD_LDCACHE_STRING_MAX 4096
 
 /* Entry flags (ldconfig's FLAG_* values): the low byte is the type, the next the ABI. */
 #define GD_LDCACHE_FLAG_ELF_LIBC6     0x0003u
@@ -44,12 +46,14 @@ struct gd_ldcache {
     char *generator;                  /* "ldconfig (GNU libc) 2.36" or NULL */
     struct gd_ldcache_entry *entries; /* sorted by name, then file order */
     size_t count;
-    char *strings; /* owns every string above */
+    char *strings; /* owns the entries' strings: one copy of the file's string table, so no
+                      larger than the file (hwcaps "unknown" is a constant) */
 };
 
 /* Parse the bytes of a cache file. On GD_OK `*out` is new (gd_ldcache_free). GD_EFORMAT when
- * no known magic is present or the tables are inconsistent, GD_ETRUNCATED when they run past
- * the end, GD_ELIMIT past GD_LDCACHE_MAX. */
+ * no known magic is present or the tables are inconsistent (a string not terminated within
+ * GD_LDCACHE_STRING_MAX bytes included), GD_ETRUNCATED when they run past the end, GD_ELIMIT
+ * past GD_LDCACHE_MAX. */
 enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache **out);
 void gd_ldcache_free(struct gd_ldcache *cache);
 
