@@ -92,8 +92,14 @@ static void check_elf(const uint8_t *data, size_t size, const struct gd_elf *elf
 
     FUZZ_CHECK(elf->nsections <= GD_ELF_MAX_SHDRS);
     FUZZ_CHECK(elf->nsections == 0 || elf->sections != NULL);
-    for (size_t i = 0; i < elf->nsections; i++)
-        check_string(data, size, elf->sections[i].name, false);
+    for (size_t i = 0; i < elf->nsections; i++) {
+        const char *name = elf->sections[i].name;
+        check_string(data, size, name, false);
+        /* One copy of the name table, however many sections name the same bytes. */
+        if (name[0])
+            FUZZ_CHECK(elf->shstrings && name >= elf->shstrings &&
+                       (size_t)(name - elf->shstrings) < size);
+    }
     /* The first sections are found again by name (the first of that name). */
     for (size_t i = 0; i < elf->nsections && i < FUZZ_ELF_PIECES; i++) {
         const struct gd_elf_section *s = gd_elf_section(elf, elf->sections[i].name);

@@ -1,8 +1,11 @@
 #include "elf/elf.h"
 
 #include "core/alloc.h"
+#include "core/buf.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ELF constants (System V gABI); spelled out here so the reader needs no <elf.h>. */
@@ -36,10 +39,14 @@ struct page {
     unsigned char data[GD_ELF_PAGE];
 };
 
+struct gd_elf_pages {
+    struct page page[CACHE_PAGES];
+};
+
 struct reader {
     const struct gd_elf_source *src;
-    struct page pages[CACHE_PAGES];
-    unsigned next; /* round-robin victim */
+    struct page *pages; /* CACHE_PAGES of them */
+    unsigned next;      /* round-robin victim */
     unsigned page_reads;
     bool be;
     int cls;
@@ -133,43 +140,49 @@ static int word(const struct reader *r)
 
 /* A NUL-terminated string at `offset`, no longer than `max` bytes (NUL excluded), new memory.
  * GD_EFORMAT when no NUL comes within `max` or the end of the data. */
-static enum gd_status read_string(struct reader *r, uint64_t offset, uint64_t max, char **out)
+/* Append the NUL-terminated string at `offset` (at most `max` bytes, its NUL included) and its
+ * NUL to `b`, straight from the cached pages. */
+static enum gd_status append_string(struct reader *r, uint64_t offset, uint64_t max,
+                                    struct gd_buf *b)
 {
-    *out = NULL;
     if (max > GD_ELF_MAX_STRING)
         max = GD_ELF_MAX_STRING;
     if (offset >= r->src->size)
         return GD_ETRUNCATED;
     if (max > r->src->size - offset)
         max = r->src->size - offset;
-    char buf[256];
-    size_t len = 0, cap = 0;
-    char *s = NULL;
-    for (;;) {
-        size_t want = max - len < sizeof buf ? (size_t)(max - len) : sizeof buf;
-        if (want == 0) {
-            gd_free(s);
-            return GD_EFORMAT;
-        }
-        enum gd_status st = read_at(r, offset + len, buf, want);
-        if (st != GD_OK) {
-            gd_free(s);
+    while (max) {
+        struct page *p;
+        enum gd_status st = load_page(r, offset / GD_ELF_PAGE, &p);
+        if (st != GD_OK)
             return st;
-        }
-        const char *nul = memchr(buf, '\0', want);
-        size_t take = nul ? (size_t)(nul - buf) : want;
-        if (gd_grow((void **)&s, &cap, len + take + 1, 1) != 0) {
-            gd_free(s);
-            return GD_ENOMEM;
-        }
-        memcpy(s + len, buf, take);
-        len += take;
-        s[len] = '\0';
-        if (nul) {
-            *out = s;
+        size_t at = (size_t)(offset % GD_ELF_PAGE);
+        if (at >= p->len)
+            return GD_ETRUNCATED; /* the source ended before its announced size */
+        size_t want = p->len - at < max ? p->len - at : (size_t)max;
+        const unsigned char *nul = memchr(p->data + at, '\0', want);
+        size_t take = nul ? (size_t)(nul - (p->data + at)) + 1 : want;
+        gd_buf_add(b, p->data + at, take);
+        if (b->status != GD_OK)
+            return b->status;
+        if (nul)
             return GD_OK;
-        }
+        offset += take;
+        max -= take;
     }
+    return GD_EFORMAT; /* no NUL within the bound */
+}
+
+static enum gd_status read_string(struct reader *r, uint64_t offset, uint64_t max, char **out)
+{
+    *out = NULL;
+    struct gd_buf b;
+    gd_buf_init(&b, SIZE_MAX);
+    enum gd_status st = append_string(r, offset, max, &b);
+    if (st == GD_OK)
+        st = gd_buf_take(&b, out, NULL);
+    gd_buf_free(&b);
+    return st;
 }
 
 struct segment {
@@ -349,8 +362,6 @@ static enum gd_status read_dynamic(struct reader *r, struct gd_elf *elf, const s
             tag = get(r, b, 4);
             val = get(r, b + 4, 4);
         }
-        if (r->cls == 32 && tag == 0x6ffffffbULL)
-            tag = DT_FLAGS_1;
         if (tag == DT_NULL)
             break;
         switch (tag) {
@@ -394,18 +405,21 @@ static enum gd_status read_dynamic(struct reader *r, struct gd_elf *elf, const s
     return GD_OK;
 }
 
-/* A string of the dynamic string table, bounded by DT_STRSZ and the segment mapping it. */
+/* Append a string of the dynamic string table, bounded by DT_STRSZ and the segment mapping it,
+ * to `b`; `*at` is where it starts there. */
 static enum gd_status dyn_string(struct reader *r, uint64_t stroff, uint64_t strmax, uint64_t index,
-                                 char **out)
+                                 struct gd_buf *b, uint64_t *at)
 {
     if (index >= strmax)
         return GD_EFORMAT;
-    return read_string(r, stroff + index, strmax - index, out);
+    *at = b->len;
+    return append_string(r, stroff + index, strmax - index, b);
 }
 
+/* SONAME, RPATH, RUNPATH and the NEEDED names, all in one block (elf->dynstrings): a loader
+ * reads hundreds of objects and frees them all, one allocation each is the cheap way. */
 static enum gd_status read_dynamic_strings(struct reader *r, struct gd_elf *elf,
-                                           const struct segment *segs, size_t nsegs,
-                                           const struct dyn *d)
+                                           const struct segment *segs, size_t nsegs, struct dyn *d)
 {
     if (!d->have_strtab)
         return d->nneeded || d->have_soname || d->have_rpath || d->have_runpath ? GD_EFORMAT
@@ -414,24 +428,36 @@ static enum gd_status read_dynamic_strings(struct reader *r, struct gd_elf *elf,
     if (!vaddr_to_offset(segs, nsegs, d->strtab, &stroff, &avail))
         return GD_EFORMAT;
     uint64_t strmax = d->have_strsz && d->strsz < avail ? d->strsz : avail;
+    struct gd_buf b;
+    gd_buf_init(&b, SIZE_MAX);
     enum gd_status st = GD_OK;
     if (d->have_soname)
-        st = dyn_string(r, stroff, strmax, d->soname, &elf->soname);
+        st = dyn_string(r, stroff, strmax, d->soname, &b, &d->soname);
     if (st == GD_OK && d->have_rpath)
-        st = dyn_string(r, stroff, strmax, d->rpath, &elf->rpath);
+        st = dyn_string(r, stroff, strmax, d->rpath, &b, &d->rpath);
     if (st == GD_OK && d->have_runpath)
-        st = dyn_string(r, stroff, strmax, d->runpath, &elf->runpath);
+        st = dyn_string(r, stroff, strmax, d->runpath, &b, &d->runpath);
+    for (size_t i = 0; i < d->nneeded && st == GD_OK; i++)
+        st = dyn_string(r, stroff, strmax, d->needed[i], &b, &d->needed[i]);
     if (st == GD_OK && d->nneeded) {
         elf->needed = gd_calloc(d->nneeded, sizeof *elf->needed);
         if (!elf->needed)
-            return GD_ENOMEM;
-        for (size_t i = 0; i < d->nneeded && st == GD_OK; i++) {
-            st = dyn_string(r, stroff, strmax, d->needed[i], &elf->needed[i]);
-            if (st == GD_OK)
-                elf->nneeded++;
-        }
+            st = GD_ENOMEM;
     }
-    return st;
+    if (st == GD_OK && b.len)
+        st = gd_buf_take(&b, &elf->dynstrings, NULL);
+    gd_buf_free(&b);
+    if (st != GD_OK)
+        return st;
+    /* Pointers only now: the block moved while it grew. */
+    char *base = elf->dynstrings;
+    elf->soname = d->have_soname ? base + d->soname : NULL;
+    elf->rpath = d->have_rpath ? base + d->rpath : NULL;
+    elf->runpath = d->have_runpath ? base + d->runpath : NULL;
+    for (size_t i = 0; i < d->nneeded; i++)
+        elf->needed[i] = base + d->needed[i];
+    elf->nneeded = d->nneeded;
+    return GD_OK;
 }
 
 static void hex(const unsigned char *p, size_t n, char *out, size_t size)
@@ -503,6 +529,64 @@ static enum gd_status read_notes(struct reader *r, struct gd_elf *elf, const str
     return GD_OK;
 }
 
+struct name_ref {
+    uint32_t offset, section;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+    const struct name_ref *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Name the sections from one copy of the section name table: every name points into it, so a
+ * hostile file whose 65536 sections each name a 64 KiB string costs the table once, not 4 GB.
+ * A name that does not end (NUL) within the table and GD_ELF_MAX_STRING is "". The ends are
+ * found in offset order, each byte scanned once, so the work is linear too. A missing or
+ * broken table leaves every name "". */
+static enum gd_status section_names(struct reader *r, struct gd_elf *elf, const struct header *h,
+                                    const uint32_t *names)
+{
+    for (size_t i = 0; i < elf->nsections; i++)
+        elf->sections[i].name = "";
+    const struct gd_elf_section *table =
+        h->shstrndx < elf->nsections ? &elf->sections[h->shstrndx] : NULL;
+    if (!table || table->size == 0 || !in_bounds(r, table->offset, table->size))
+        return GD_OK;
+    size_t len = table->size < GD_ELF_MAX_SHSTRTAB ? (size_t)table->size : GD_ELF_MAX_SHSTRTAB;
+    struct name_ref *refs = gd_calloc(elf->nsections, sizeof *refs);
+    elf->shstrings = gd_malloc(len + 1);
+    if (!refs || !elf->shstrings) {
+        gd_free(refs);
+        return GD_ENOMEM;
+    }
+    enum gd_status st = read_at(r, table->offset, elf->shstrings, len);
+    if (st != GD_OK) {
+        gd_free(refs);
+        return st == GD_ENOMEM ? st : GD_OK;
+    }
+    elf->shstrings[len] = '\0';
+    for (size_t i = 0; i < elf->nsections; i++)
+        refs[i] = (struct name_ref){ names[i], (uint32_t)i };
+    qsort(refs, elf->nsections, sizeof *refs, by_offset);
+    size_t nul = 0; /* the first NUL at or after the last offset looked at, or len: none */
+    bool have = false;
+    for (size_t k = 0; k < elf->nsections; k++) {
+        size_t off = refs[k].offset;
+        if (off >= len)
+            break; /* sorted: the rest are out of the table too */
+        if (!have || off > nul) {
+            const char *end = memchr(elf->shstrings + off, '\0', len - off);
+            nul = end ? (size_t)(end - elf->shstrings) : len;
+            have = true;
+        }
+        if (nul < len && nul - off < GD_ELF_MAX_STRING)
+            elf->sections[refs[k].section].name = elf->shstrings + off;
+    }
+    gd_free(refs);
+    return GD_OK;
+}
+
 static enum gd_status read_sections(struct reader *r, struct gd_elf *elf, const struct header *h)
 {
     if (h->shoff == 0 || h->shnum == 0)
@@ -537,46 +621,38 @@ static enum gd_status read_sections(struct reader *r, struct gd_elf *elf, const 
         s->size = get(r, b + 8 + 3 * w, w);
         elf->nsections++;
     }
-    /* Names come from the section name table; a missing or broken one leaves names empty. */
-    const struct gd_elf_section *strtab =
-        st == GD_OK && h->shstrndx < elf->nsections ? &elf->sections[h->shstrndx] : NULL;
-    for (size_t i = 0; i < elf->nsections && st == GD_OK; i++) {
-        char *name = NULL;
-        enum gd_status ns = GD_EFORMAT;
-        if (strtab && names[i] < strtab->size && in_bounds(r, strtab->offset, strtab->size))
-            ns = read_string(r, strtab->offset + names[i], strtab->size - names[i], &name);
-        if (ns == GD_ENOMEM) {
-            st = ns;
-            break;
-        }
-        elf->sections[i].name = name ? name : gd_strdup("");
-        if (!elf->sections[i].name)
-            st = GD_ENOMEM;
-    }
+    if (st == GD_OK)
+        st = section_names(r, elf, h, names);
     gd_free(names);
     return st;
 }
 
 enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
 {
-    return gd_elf_read_ex(src, GD_ELF_ALL, out);
+    return gd_elf_read_ex(src, GD_ELF_ALL, NULL, out);
 }
 
-enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what, struct gd_elf **out)
+struct gd_elf_pages *gd_elf_pages_new(void)
+{
+    /* Not calloc: zeroing 32 KiB per file was a fifth of the work of a dependency tree; each
+     * read marks the pages invalid itself. */
+    return gd_malloc(sizeof(struct gd_elf_pages));
+}
+
+void gd_elf_pages_free(struct gd_elf_pages *pages)
+{
+    gd_free(pages);
+}
+
+enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what,
+                              struct gd_elf_pages *pages, struct gd_elf **out)
 {
     *out = NULL;
-    /* Not calloc: zeroing the 32 KiB page cache for every file was a fifth of the work of a
-     * dependency tree. Only the bookkeeping needs a start value. */
-    struct reader *r = gd_malloc(sizeof *r);
-    if (r) {
-        r->src = src;
-        r->next = 0;
-        r->page_reads = 0;
-        r->be = false;
-        r->cls = 0;
-        for (unsigned i = 0; i < CACHE_PAGES; i++)
-            r->pages[i].valid = false;
-    }
+    struct gd_elf_pages *own = pages ? NULL : gd_elf_pages_new();
+    struct reader reader = { src, pages ? pages->page : own ? own->page : NULL, 0, 0, false, 0 };
+    struct reader *r = reader.pages ? &reader : NULL;
+    for (unsigned i = 0; r && i < CACHE_PAGES; i++)
+        r->pages[i].valid = false;
     struct gd_elf *elf = gd_calloc(1, sizeof *elf);
     struct segment *segs = NULL;
     size_t nsegs = 0;
@@ -616,8 +692,8 @@ enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what, st
         if (ss == GD_ENOMEM) {
             st = ss;
         } else if (ss != GD_OK) {
-            for (size_t i = 0; i < elf->nsections; i++)
-                gd_free(elf->sections[i].name);
+            gd_free(elf->shstrings);
+            elf->shstrings = NULL;
             gd_free(elf->sections);
             elf->sections = NULL;
             elf->nsections = 0;
@@ -628,7 +704,7 @@ enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what, st
         elf->page_reads = r->page_reads;
     gd_free(d.needed);
     gd_free(segs);
-    gd_free(r);
+    gd_elf_pages_free(own);
     if (st != GD_OK) {
         gd_elf_free(elf);
         return st;
@@ -643,7 +719,7 @@ static enum gd_status file_read(void *ctx, void *buf, size_t n, uint64_t offset,
 }
 
 enum gd_status gd_elf_read_file_ex(struct gd_os_file *f, unsigned long long size, unsigned what,
-                                   struct gd_elf **out)
+                                   struct gd_elf_pages *pages, struct gd_elf **out)
 {
     if (size == 0) {
         struct gd_os_stat st;
@@ -655,12 +731,12 @@ enum gd_status gd_elf_read_file_ex(struct gd_os_file *f, unsigned long long size
         size = st.size;
     }
     struct gd_elf_source src = { file_read, f, size };
-    return gd_elf_read_ex(&src, what, out);
+    return gd_elf_read_ex(&src, what, pages, out);
 }
 
 enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out)
 {
-    return gd_elf_read_file_ex(f, 0, GD_ELF_ALL, out);
+    return gd_elf_read_file_ex(f, 0, GD_ELF_ALL, NULL, out);
 }
 
 struct memory {
@@ -692,14 +768,9 @@ void gd_elf_free(struct gd_elf *elf)
     if (!elf)
         return;
     gd_free(elf->interp);
-    gd_free(elf->soname);
-    gd_free(elf->rpath);
-    gd_free(elf->runpath);
-    for (size_t i = 0; i < elf->nneeded; i++)
-        gd_free(elf->needed[i]);
+    gd_free(elf->dynstrings);
     gd_free(elf->needed);
-    for (size_t i = 0; i < elf->nsections; i++)
-        gd_free(elf->sections[i].name);
+    gd_free(elf->shstrings);
     gd_free(elf->sections);
     gd_free(elf);
 }

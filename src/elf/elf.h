@@ -30,7 +30,9 @@
 #define GD_ELF_MAX_DYN    65536
 #define GD_ELF_MAX_NEEDED 4096
 #define GD_ELF_MAX_STRING 65536
-#define GD_ELF_PAGE       4096
+/* Section name tables are a few KiB; past this their names are "" */
+#define GD_ELF_MAX_SHSTRTAB (16 * 1024 * 1024)
+#define GD_ELF_PAGE         4096
 
 /* Where the bytes come from: a file (pread) or memory (tests, fuzzing). */
 struct gd_elf_source {
@@ -41,7 +43,7 @@ struct gd_elf_source {
 };
 
 struct gd_elf_section {
-    char *name; /* "" when the section name table is missing or the name is out of range */
+    const char *name; /* "" when the section name table is missing or the name is out of range */
     uint32_t type;
     uint64_t flags, addr, offset, size;
 };
@@ -56,13 +58,15 @@ struct gd_elf {
 
     char *interp; /* PT_INTERP, NULL when none */
     bool has_dynamic;
-    char *soname, *rpath, *runpath; /* NULL when absent */
-    char **needed;
+    const char *soname, *rpath, *runpath; /* NULL when absent */
+    const char **needed;
+    char *dynstrings; /* owns the strings above */
     size_t nneeded;
     uint64_t flags, flags_1;
 
     struct gd_elf_section *sections;
     size_t nsections;
+    char *shstrings; /* owns the section names: one copy of the section name table */
     /* GD_OK, or why the section header table could not be read (GD_ETRUNCATED for a file cut
      * short after its loadable part): loaders never read sections, so the object is still
      * read, without them (nsections 0). */
@@ -82,10 +86,19 @@ enum gd_status gd_elf_read(const struct gd_elf_source *src, struct gd_elf **out)
  * table and the notes, the most costly part of a file it only resolves. */
 #define GD_ELF_ALL         0u
 #define GD_ELF_LOADER_ONLY 1u
-enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what, struct gd_elf **out);
+
+/* The reader's page cache, for a caller that reads many files one after the other (the loader
+ * emulator reads hundreds): one allocation reused, not 32 KiB of fresh memory per file. */
+struct gd_elf_pages;
+struct gd_elf_pages *gd_elf_pages_new(void);
+void gd_elf_pages_free(struct gd_elf_pages *pages);
+
+/* `pages` NULL: the read allocates its own. */
+enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what,
+                              struct gd_elf_pages *pages, struct gd_elf **out);
 /* From an open file of `size` bytes (0: ask the file). */
 enum gd_status gd_elf_read_file_ex(struct gd_os_file *f, unsigned long long size, unsigned what,
-                                   struct gd_elf **out);
+                                   struct gd_elf_pages *pages, struct gd_elf **out);
 /* Convenience: read from an open file (src/os or src/sysroot). */
 enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out);
 /* Convenience: read from memory. */

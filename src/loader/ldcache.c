@@ -97,13 +97,44 @@ static enum gd_status build(struct gd_ldcache *c, const struct bytes *b, size_t 
     return GD_OK;
 }
 
-static int by_name(const void *a, const void *b)
+/* FNV-1a: names are short and the table small; any spread-out hash does. */
+static uint32_t name_hash(const char *s)
 {
-    const struct gd_ldcache_entry *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return x->order < y->order ? -1 : x->order > y->order;
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot holding `name`'s chain, or the empty slot where it would go. */
+static uint32_t *slot_for(const struct gd_ldcache *c, const char *name)
+{
+    size_t mask = c->nslots - 1;
+    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        uint32_t *slot = &c->slots[i];
+        if (*slot == 0 || strcmp(c->entries[*slot - 1].name, name) == 0)
+            return slot;
+    }
+}
+
+/* Index the entries by name. Walking them backwards and pushing each on its name's chain
+ * leaves every chain in file order, the order glibc's lookup prefers. */
+static enum gd_status index_names(struct gd_ldcache *c)
+{
+    size_t nslots = 16;
+    while (nslots < 2 * c->count) /* at most half full: probes stay short */
+        nslots *= 2;
+    c->slots = gd_calloc(nslots, sizeof *c->slots);
+    c->next = gd_calloc(c->count ? c->count : 1, sizeof *c->next);
+    if (!c->slots || !c->next)
+        return GD_ENOMEM;
+    c->nslots = nslots;
+    for (size_t i = c->count; i-- > 0;) {
+        uint32_t *slot = slot_for(c, c->entries[i].name);
+        c->next[i] = *slot;
+        *slot = (uint32_t)i + 1;
+    }
+    return GD_OK;
 }
 
 /* Extensions: a directory of tagged sections after the string table (glibc 2.33+). Its offset,
@@ -238,12 +269,12 @@ enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache 
     } else {
         st = GD_EFORMAT;
     }
+    if (st == GD_OK)
+        st = index_names(c);
     if (st != GD_OK) {
         gd_ldcache_free(c);
         return st;
     }
-    if (c->count > 1)
-        qsort(c->entries, c->count, sizeof *c->entries, by_name);
     *out = c;
     return GD_OK;
 }
@@ -255,6 +286,8 @@ void gd_ldcache_free(struct gd_ldcache *c)
     gd_free(c->generator);
     gd_free(c->entries);
     gd_free(c->strings);
+    gd_free(c->slots);
+    gd_free(c->next);
     gd_free(c);
 }
 
@@ -321,17 +354,8 @@ const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *c, con
 {
     if (!c || c->count == 0)
         return NULL;
-    /* Binary search for the first entry of that name, then the first acceptable one. */
-    size_t lo = 0, hi = c->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(c->entries[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < c->count && strcmp(c->entries[i].name, name) == 0; i++) {
-        const struct gd_ldcache_entry *e = &c->entries[i];
+    for (uint32_t at = *slot_for(c, name); at; at = c->next[at - 1]) {
+        const struct gd_ldcache_entry *e = &c->entries[at - 1];
         bool subdir = hwcaps ? e->hwcaps && strcmp(e->hwcaps, hwcaps) == 0 : !e->hwcaps;
         if (subdir && gd_ldcache_flags_match(e->flags, wanted))
             return e;

@@ -44,8 +44,15 @@ struct gd_ldcache_entry {
 struct gd_ldcache {
     enum gd_ldcache_format format;
     char *generator;                  /* "ldconfig (GNU libc) 2.36" or NULL */
-    struct gd_ldcache_entry *entries; /* sorted by name, then file order */
+    struct gd_ldcache_entry *entries; /* in file order, as `ldconfig -p` prints them */
     size_t count;
+    /* Name index for gd_ldcache_lookup: open addressing over a power-of-two table, each slot
+     * 0 or 1 + the index of the first entry (file order) of one name; `next` chains the later
+     * entries of that name, 1 + index or 0. Built in one pass, not a sort: the cache of a
+     * desktop system has about a thousand entries and is read on every run. */
+    uint32_t *slots;
+    uint32_t *next;
+    size_t nslots;
     char *strings; /* owns the entries' strings: one copy of the file's string table, so no
                       larger than the file (hwcaps "unknown" is a constant) */
 };

@@ -120,8 +120,24 @@ struct index {
     size_t cap, count; /* cap: 0 or a power of two */
 };
 
+/* Copies of the names and directories the edges hold, one per distinct string, in blocks
+ * freed together: a tree of 300 objects has 1500 edges naming a few hundred libraries in a
+ * dozen directories, and a copy each was a tenth of the work. */
+struct pool_block {
+    struct pool_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+struct pool {
+    struct index strings; /* string -> its copy in a block */
+    struct pool_block *blocks;
+};
+
 struct gd_load {
     struct gd_loader *loader;
+    struct pool pool;
+    struct gd_elf_pages *pages; /* the ELF reader's page cache, one for every file read */
     struct arch arch;
     struct gd_object **objects; /* load order: placed objects only */
     size_t nobjects, cap;
@@ -188,6 +204,42 @@ static enum gd_status index_put(struct index *ix, const char *key, void *value)
     ix->slots[i] = (struct slot){ key, value };
     ix->count++;
     return GD_OK;
+}
+
+#define POOL_BLOCK 16384
+
+/* The pool's copy of `str`, made on first use; NULL when out of memory. */
+static const char *intern(struct pool *pool, const char *str)
+{
+    const char *have = index_get(&pool->strings, str);
+    if (have)
+        return have;
+    size_t len = strlen(str) + 1;
+    struct pool_block *b = pool->blocks;
+    if (!b || b->cap - b->used < len) {
+        size_t cap = len > POOL_BLOCK ? len : POOL_BLOCK;
+        b = gd_malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->next = pool->blocks;
+        b->used = 0;
+        b->cap = cap;
+        pool->blocks = b;
+    }
+    char *copy = memcpy(b->data + b->used, str, len);
+    b->used += len;
+    if (index_put(&pool->strings, copy, copy) != GD_OK)
+        return NULL;
+    return copy;
+}
+
+static void pool_free(struct pool *pool)
+{
+    for (struct pool_block *b = pool->blocks, *next; b; b = next) {
+        next = b->next;
+        gd_free(b);
+    }
+    gd_free(pool->strings.slots);
 }
 
 /* ---- loader configuration ------------------------------------------------------------------ */
@@ -551,10 +603,9 @@ static enum gd_status split_path(const struct gd_load *L, const char *origin, co
 
 /* ---- objects -------------------------------------------------------------------------------- */
 
+/* The name and directory belong to the load's pool. */
 static void free_edge(struct gd_edge *e)
 {
-    gd_free(e->name);
-    gd_free(e->dir);
     gd_free(e->error);
     for (size_t i = 0; i < e->ntries; i++)
         gd_free(e->tries[i].path);
@@ -604,6 +655,8 @@ void gd_load_free(struct gd_load *L)
     gd_strlist_free(&L->arch.defaults);
     gd_strlist_free(&L->arch.subdirs);
     gd_strlist_free(&L->arch.firsts);
+    pool_free(&L->pool);
+    gd_elf_pages_free(L->pages);
     gd_free(L);
 }
 
@@ -662,7 +715,7 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
     struct gd_os_stat fs = { 0 };
     st = gd_os_file_stat(f, &fs);
     if (st == GD_OK)
-        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, elf);
+        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, L->pages, elf);
     gd_os_close(f);
     if (st == GD_ENOMEM) {
         L->oom = true; /* not a property of the file: the search fails with GD_ENOMEM */
@@ -806,7 +859,7 @@ static void candidate(struct search *s, const char *dir, const char *path, enum 
     s->stop = true;
     s->edge->rule = rule;
     s->edge->owner = owner;
-    s->edge->dir = dir ? gd_strdup(dir) : NULL;
+    s->edge->dir = dir ? intern(&s->L->pool, dir) : NULL;
     if (dir && !s->edge->dir)
         s->status = GD_ENOMEM;
 }
@@ -996,7 +1049,7 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
                                    struct gd_edge *edge)
 {
     memset(edge, 0, sizeof *edge);
-    edge->name = gd_strdup(name);
+    edge->name = intern(&L->pool, name);
     if (!edge->name)
         return GD_ENOMEM;
     edge->rule = GD_RULE_NOT_FOUND;
@@ -1031,11 +1084,11 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
         gd_free(copy);
         return GD_ENOMEM;
     }
-    copy->name = gd_strdup(name);
+    copy->name = edge->name;
     copy->rule = GD_RULE_NOT_FOUND;
     copy->position = L->nobjects;
     copy->error = edge->error ? gd_strdup(edge->error) : NULL;
-    if (!copy->name || (edge->error && !copy->error)) {
+    if (edge->error && !copy->error) {
         free_edge(copy);
         gd_free(copy);
         return GD_ENOMEM;
@@ -1071,10 +1124,17 @@ static enum gd_status load_deps(struct gd_load *L, size_t start)
 
 static enum gd_status new_load(struct gd_loader *loader, struct gd_load **out)
 {
-    *out = gd_calloc(1, sizeof **out);
-    if (!*out)
+    struct gd_load *L = gd_calloc(1, sizeof *L);
+    struct gd_elf_pages *pages = gd_elf_pages_new();
+    if (!L || !pages) {
+        gd_free(L);
+        gd_elf_pages_free(pages);
+        *out = NULL;
         return GD_ENOMEM;
-    (*out)->loader = loader;
+    }
+    L->loader = loader;
+    L->pages = pages;
+    *out = L;
     return GD_OK;
 }
 
@@ -1129,7 +1189,7 @@ enum gd_status gd_load_start(struct gd_loader *loader, const char *path, bool de
     if (st == GD_OK)
         st = gd_os_file_stat(f, &fs);
     if (st == GD_OK)
-        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, &elf);
+        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, L->pages, &elf);
     gd_os_close(f);
     if (st == GD_OK)
         st = setup_arch(L, elf->elf_class, elf->machine, elf->big_endian);

@@ -70,11 +70,11 @@ struct gd_try {
 };
 
 struct gd_edge {
-    char *name;
+    const char *name;     /* name and dir: copies owned by the load */
     struct gd_object *to; /* NULL when not found or when loading failed */
     enum gd_rule rule;
     const struct gd_object *owner; /* for GD_RULE_RPATH/RUNPATH: whose entry */
-    char *dir;                     /* the search directory that held it, or NULL */
+    const char *dir;               /* the search directory that held it, or NULL */
     char *error;                   /* the loader's error when it stopped, or NULL */
     size_t position;               /* a missing entry's place: objects loaded before it */
     struct gd_try *tries;          /* only with gd_loader_options.record_tries */

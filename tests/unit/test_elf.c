@@ -634,6 +634,79 @@ static void test_needed_limit(void **state)
     free(img);
 }
 
+static void put_le(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Section headers that all name long strings of one table: the names share one copy of the
+ * table (the fuzz helper's 4.2 MB file cost 4.2 GB when each name was copied), a name with no
+ * NUL before the table ends is "", and one longer than GD_ELF_MAX_STRING is "" too. */
+static void test_section_names_share_the_table(void **state)
+{
+    (void)state;
+    enum { NSEC = 4000, LONG = 60000 };
+    size_t table_off = 64, table_len = LONG + 1 + 10 + GD_ELF_MAX_STRING + 1 + 6;
+    size_t shoff = (table_off + table_len + 7) & ~(size_t)7;
+    size_t size = shoff + (size_t)NSEC * 64;
+    unsigned char *img = calloc(1, size);
+    assert_non_null(img);
+    memcpy(img,
+           "\x7f"
+           "ELF",
+           4);
+    img[4] = 2; /* ELFCLASS64 */
+    img[5] = 1; /* little-endian */
+    img[6] = 1;
+    put_le(img + 16, 3, 2);  /* ET_DYN */
+    put_le(img + 18, 62, 2); /* x86-64 */
+    put_le(img + 20, 1, 4);
+    put_le(img + 40, shoff, 8);
+    put_le(img + 52, 64, 2); /* e_ehsize */
+    put_le(img + 58, 64, 2); /* e_shentsize */
+    put_le(img + 60, NSEC, 2);
+    put_le(img + 62, 1, 2); /* e_shstrndx */
+    unsigned char *t = img + table_off;
+    memset(t, 'a', LONG); /* name at 0: LONG characters */
+    memcpy(t + LONG + 1, "short.name", 10);
+    size_t too_long = LONG + 1 + 11;
+    memset(t + too_long, 'b', GD_ELF_MAX_STRING); /* its NUL is one past the bound */
+    size_t tail = too_long + GD_ELF_MAX_STRING + 1;
+    memcpy(t + tail, "nonul!", 6); /* the table ends without a NUL */
+    for (size_t i = 0; i < NSEC; i++) {
+        unsigned char *h = img + shoff + i * 64;
+        uint32_t name = i == 2   ? LONG + 1
+                        : i == 3 ? (uint32_t)too_long
+                        : i == 4 ? (uint32_t)tail
+                        : i == 5 ? (uint32_t)table_len
+                                 : (uint32_t)(i % 7);
+        put_le(h, name, 4);
+        put_le(h + 4, i == 1 ? 3 : 1, 4); /* SHT_STRTAB for the table */
+        put_le(h + 24, i == 1 ? table_off : 0, 8);
+        put_le(h + 32, i == 1 ? table_len : 0, 8);
+    }
+    struct gd_elf *e = NULL;
+    assert_int_equal(gd_elf_read_memory(img, size, &e), GD_OK);
+    assert_int_equal(e->nsections, NSEC);
+    assert_non_null(e->shstrings);
+    for (size_t i = 0; i < NSEC; i++) {
+        const char *n = e->sections[i].name;
+        assert_non_null(n);
+        if (n[0])
+            assert_true(n >= e->shstrings && n < e->shstrings + table_len);
+    }
+    assert_int_equal(strlen(e->sections[0].name), LONG);
+    assert_int_equal(strlen(e->sections[6].name), LONG - 6);
+    assert_string_equal(e->sections[2].name, "short.name");
+    assert_string_equal(e->sections[3].name, ""); /* longer than GD_ELF_MAX_STRING */
+    assert_string_equal(e->sections[4].name, ""); /* no NUL before the end */
+    assert_string_equal(e->sections[5].name, ""); /* past the table */
+    assert_ptr_equal(gd_elf_section(e, "short.name"), &e->sections[2]);
+    gd_elf_free(e);
+    free(img);
+}
+
 /* Each allocation of a read failed in turn: GD_ENOMEM every time, never another answer. */
 static void test_alloc_failures(void **state)
 {
@@ -775,13 +848,20 @@ static void test_names_and_compat(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields),           cmocka_unit_test(test_minimal),
-        cmocka_unit_test(test_notes_align8),     cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_source_lies),      cmocka_unit_test(test_hostile_headers),
-        cmocka_unit_test(test_hostile_segments), cmocka_unit_test(test_needed_limit),
-        cmocka_unit_test(test_wrapping_offset),  cmocka_unit_test(test_alloc_failures),
-        cmocka_unit_test(test_few_page_reads),   cmocka_unit_test(test_real_files),
+        cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_minimal),
+        cmocka_unit_test(test_notes_align8),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_source_lies),
+        cmocka_unit_test(test_hostile_headers),
+        cmocka_unit_test(test_hostile_segments),
+        cmocka_unit_test(test_needed_limit),
+        cmocka_unit_test(test_wrapping_offset),
+        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_few_page_reads),
+        cmocka_unit_test(test_real_files),
         cmocka_unit_test(test_names_and_compat),
+        cmocka_unit_test(test_section_names_share_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

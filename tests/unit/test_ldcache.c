@@ -8,6 +8,7 @@
 #include "loader/ldcache.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,10 +131,21 @@ static void compare_with_ldconfig(const struct gd_ldcache *c, const char *printe
     } else {
         assert_null(c->generator);
     }
-    /* Sorted by name, ties in file order. */
-    for (size_t i = 1; i < c->count; i++) {
-        int cmp = strcmp(c->entries[i - 1].name, c->entries[i].name);
-        assert_true(cmp < 0 || (cmp == 0 && c->entries[i - 1].order < c->entries[i].order));
+    /* In file order, and every entry found by name: the lookup gives the first entry of
+     * that name, flags and subdirectory, scanning the file from the top as glibc does. */
+    for (size_t i = 0; i < c->count; i++) {
+        const struct gd_ldcache_entry *e = &c->entries[i];
+        assert_int_equal(e->order, i);
+        const struct gd_ldcache_entry *got = gd_ldcache_lookup(c, e->name, e->flags, e->hwcaps);
+        assert_non_null(got);
+        assert_true(got->order <= i);
+        for (size_t j = 0; j < got->order; j++) {
+            const struct gd_ldcache_entry *before = &c->entries[j];
+            bool same_subdir = e->hwcaps ? before->hwcaps && strcmp(before->hwcaps, e->hwcaps) == 0
+                                         : !before->hwcaps;
+            assert_false(strcmp(before->name, e->name) == 0 && same_subdir &&
+                         gd_ldcache_flags_match(before->flags, e->flags));
+        }
     }
     free(byfile);
     free(text);
