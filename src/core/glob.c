@@ -11,13 +11,15 @@ static bool bracket(const char *p, char c, const char **end, bool *valid)
         p++;
     bool hit = false;
     const char *start = p;
+    /* Ranges compare bytes as unsigned, as glibc does in the C locale: [a-\xff] holds UTF-8. */
+    unsigned char u = (unsigned char)c;
     while (*p && (*p != ']' || p == start)) {
-        char lo = *p, hi = lo;
+        unsigned char lo = (unsigned char)*p, hi = lo;
         if (p[1] == '-' && p[2] && p[2] != ']') {
-            hi = p[2];
+            hi = (unsigned char)p[2];
             p += 2;
         }
-        if (c >= lo && c <= hi)
+        if (u >= lo && u <= hi)
             hit = true;
         p++;
     }

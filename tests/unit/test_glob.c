@@ -73,6 +73,9 @@ static const struct match_case match_cases[] = {
     { "[a-]", "a", true },
     { "[a-]", "b", false },
     { "[.]conf", ".conf", false }, /* a class does not match a leading dot */
+    /* Bytes above 127 compare unsigned: UTF-8 "é" (0xc3 0xa9) lies in [a-\xff]. */
+    { "[a-\xff][a-\xff]", "\xc3\xa9", true },
+    { "[\x01-\x7f]", "\xc3", false },
     /* An unterminated '[' is a literal. */
     { "[", "[", true },
     { "[ab", "[ab", true },
