@@ -13,7 +13,7 @@ ARGS       ?=
 BUILD_DEPS := cmake make gcc pkg-config libjson-c-dev
 TEST_DEPS  := $(BUILD_DEPS) libcmocka-dev clang-format
 FUZZ_DEPS  := $(BUILD_DEPS) clang libclang-rt-14-dev
-BENCH_DEPS := $(BUILD_DEPS) hyperfine python3-torch time valgrind
+BENCH_DEPS := $(BUILD_DEPS) hyperfine python3-torch time valgrind libtree
 
 .PHONY: all deps build run test test-normal test-asan asan fuzz bench format clean
 

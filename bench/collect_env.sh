@@ -84,14 +84,13 @@ set +e
 "$BENCH_PY" "$BENCH_DIR/summarize.py" \
   --title "gpudoctor check vs torch collect_env" \
   --hyperfine "$OUT/hyperfine.json" \
-  --self-name gpudoctor --peer-name collect_env \
-  --self-cmd "$SELF_CMD" --peer-cmd "$PEER_CMD" \
   --hyperfine-cmd "hyperfine -N -i --warmup $WARMUP --min-runs $MIN_RUNS --export-json bench/out/collect_env/hyperfine.json -n gpudoctor '$SELF_CMD' -n collect_env '$PEER_CMD'" \
-  --self-ok-exit 0,1 --peer-ok-exit 0 \
-  --self-rss "$OUT/rss.gpudoctor" --peer-rss "$OUT/rss.collect_env" \
-  --self-instr "$self_instr" --peer-instr "$peer_instr" --counter "$counter" \
+  --cmd gpudoctor "$SELF_CMD" --cmd collect_env "$PEER_CMD" \
+  --ok-exit gpudoctor 0,1 --ok-exit collect_env 0 \
+  --rss gpudoctor "$OUT/rss.gpudoctor" --rss collect_env "$OUT/rss.collect_env" \
+  --instr gpudoctor "$self_instr" --instr collect_env "$peer_instr" --counter "$counter" \
+  --ratio gpudoctor collect_env "$MAX_RATIO" --max-rss gpudoctor "$MAX_RSS_KIB" \
   --machine "$OUT/machine.txt" \
-  --max-ratio "$MAX_RATIO" --max-rss-kib "$MAX_RSS_KIB" \
   --markdown "$OUT/section.md"
 rc=$?
 set -e

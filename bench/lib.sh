@@ -98,9 +98,13 @@ count_instructions() {
     awk -F, '$3 ~ /^instructions/ {print $1}' "$dir/perf.csv"
     ;;
   callgrind)
+    # A forked child starts with its parent's counts: dumping them before every fork (glibc's
+    # _Fork, __libc_fork before 2.34) zeroes the counters, so each instruction is counted once
+    # however often a shell forks subshells. The parts go to callgrind.out.PID.N files.
     valgrind --tool=callgrind --trace-children=yes --log-file="$dir/log.%p" \
+      --dump-before=_Fork --dump-before=__libc_fork \
       --callgrind-out-file="$dir/callgrind.out.%p" "$@" >/dev/null 2>&1 || true
-    # Each process writes its own file; its "totals:" line is its count.
+    # Each process writes its own files; their "totals:" lines add up to its count.
     cat "$dir"/callgrind.out.* | awk '/^totals:/ {s += $2} END {printf "%.0f\n", s}'
     ;;
   *) echo 0 ;;

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""Summarizes one side-by-side benchmark: gpudoctor ("self") against its peer.
+"""Summarizes one side-by-side benchmark: gpudoctor's command(s) against their peers.
 
-Reads hyperfine's --export-json (both commands measured in the same run), the max-RSS
-samples of each (KiB, one per line) and the instruction counts; prints a summary, writes a
-Markdown section (the draft of the benchmark's section in bench/RESULTS.md) and exits
-0 when the targets are met, 1 when one is missed, 2 when a command failed.
+Reads hyperfine's --export-json (every command measured in the same run), the max-RSS
+samples of each command (KiB, one per line) and the instruction counts; prints a summary,
+writes a Markdown section (the draft of the benchmark's section in bench/RESULTS.md) and
+exits 0 when the targets are met, 1 when one is missed, 2 when a command failed.
+
+Commands are named as in hyperfine (-n NAME) and given in table order with --cmd. Targets:
+--ratio NUM DEN MAX (NUM's mean time / DEN's at most MAX; without MAX the ratio is shown as
+information) and --max-rss NAME KIB (NAME's largest max RSS below KIB).
 """
 import argparse
 import json
@@ -12,8 +16,22 @@ import math
 import sys
 
 
-def fmt_time(s):
-    return f"{s * 1e3:.2f} ms" if s < 1 else f"{s:.3f} s"
+def fmt_time(s, unit_of=None):
+    """Seconds as "4.58 ms" or "1.613 s"; with unit_of, in the unit fmt_time(unit_of) uses."""
+    ref = s if unit_of is None else unit_of
+    return f"{s * 1e3:.2f} ms" if ref < 1 else f"{s:.3f} s"
+
+
+def fmt_pm(r):
+    """hyperfine result's mean ± standard deviation, both in the mean's unit."""
+    return f"{fmt_time(r['mean'])} ± {fmt_time(r['stddev'], r['mean'])}"
+
+
+def eq_frac(x):
+    """" = 1/352" or " = 1/2.99" for a ratio below 1; "" otherwise (1.07 says it already)."""
+    if x >= 1 or x <= 0:
+        return ""
+    return f" = 1/{1 / x:.0f}" if 1 / x >= 10 else f" = 1/{1 / x:.2f}"
 
 
 def read_kib(path):
@@ -21,79 +39,101 @@ def read_kib(path):
         return [int(line) for line in f if line.strip().isdigit()]
 
 
+def mib(k):
+    return f"{k / 1024:.1f} MiB ({k} KiB)"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--title", required=True)
     ap.add_argument("--hyperfine", required=True)
-    ap.add_argument("--self-name", required=True)
-    ap.add_argument("--peer-name", required=True)
-    ap.add_argument("--self-cmd", required=True)
-    ap.add_argument("--peer-cmd", required=True)
     ap.add_argument("--hyperfine-cmd", required=True)
-    ap.add_argument("--self-ok-exit", default="0", help="comma-separated exit codes that are valid")
-    ap.add_argument("--peer-ok-exit", default="0")
-    ap.add_argument("--self-rss", required=True)
-    ap.add_argument("--peer-rss", required=True)
-    ap.add_argument("--self-instr", type=int, default=0)
-    ap.add_argument("--peer-instr", type=int, default=0)
+    ap.add_argument("--cmd", nargs=2, action="append", required=True, metavar=("NAME", "COMMAND"))
+    ap.add_argument("--ok-exit", nargs=2, action="append", default=[], metavar=("NAME", "CODES"),
+                    help="comma-separated exit codes that are valid (default 0)")
+    ap.add_argument("--rss", nargs=2, action="append", default=[], metavar=("NAME", "FILE"))
+    ap.add_argument("--instr", nargs=2, action="append", default=[], metavar=("NAME", "COUNT"))
     ap.add_argument("--counter", default="none")
+    ap.add_argument("--ratio", nargs="+", action="append", default=[],
+                    metavar="NUM DEN [MAX]", help="time ratio NUM/DEN, a target when MAX is given")
+    ap.add_argument("--max-rss", nargs=2, action="append", default=[], metavar=("NAME", "KIB"))
     ap.add_argument("--machine", required=True)
-    ap.add_argument("--max-ratio", type=float, required=True, help="self mean / peer mean")
-    ap.add_argument("--max-rss-kib", type=int, required=True, help="self max RSS must be below")
     ap.add_argument("--markdown", required=True)
     a = ap.parse_args()
 
+    names = [n for n, _ in a.cmd]
+    cmds = dict(a.cmd)
     with open(a.hyperfine) as f:
         results = {r["command"]: r for r in json.load(f)["results"]}
-    s, p = results[a.self_name], results[a.peer_name]
+    missing = [n for n in names if n not in results]
+    if missing:
+        print(f"bench: not in {a.hyperfine}: {', '.join(missing)}", file=sys.stderr)
+        return 2
 
+    ok_exit = {n: {int(x) for x in c.split(",")} for n, c in a.ok_exit}
     bad = []
-    for r, ok in ((s, a.self_ok_exit), (p, a.peer_ok_exit)):
-        allowed = {int(x) for x in ok.split(",")}
-        codes = sorted({c for c in r.get("exit_codes", []) if c is not None and c not in allowed})
-        if codes or any(c is None for c in r.get("exit_codes", [])):
-            bad.append(f"{r['command']}: unexpected exit status {codes or 'signal'}")
+    for n in names:
+        codes = results[n].get("exit_codes", [])
+        allowed = ok_exit.get(n, {0})
+        wrong = sorted({c for c in codes if c is not None and c not in allowed})
+        if wrong or any(c is None for c in codes):
+            bad.append(f"{n}: unexpected exit status {wrong or 'signal'}")
     if bad:
         for b in bad:
             print("bench: " + b, file=sys.stderr)
         return 2
 
-    ratio = s["mean"] / p["mean"]
-    # Relative uncertainty of a quotient: the relative ones added in quadrature.
-    ratio_sd = ratio * math.hypot(s["stddev"] / s["mean"], p["stddev"] / p["mean"])
-    median_ratio = s["median"] / p["median"]
-    rss_s, rss_p = read_kib(a.self_rss), read_kib(a.peer_rss)
-    if not rss_s or not rss_p:
-        print("bench: no max-RSS sample was recorded", file=sys.stderr)
-        return 2
-    rss_self, rss_peer = max(rss_s), max(rss_p)
+    rss = {}
+    for n, path in a.rss:
+        samples = read_kib(path)
+        if not samples:
+            print(f"bench: no max-RSS sample was recorded for {n}", file=sys.stderr)
+            return 2
+        rss[n] = (max(samples), len(samples))
+    instr = {n: int(c) for n, c in a.instr if int(c) > 0}
 
-    time_ok = ratio <= a.max_ratio
-    rss_ok = rss_self < a.max_rss_kib
+    ratios = []  # (num, den, ratio, sd, median ratio, instr ratio or None, max or None, ok)
+    for spec in a.ratio:
+        if len(spec) not in (2, 3) or spec[0] not in results or spec[1] not in results:
+            print(f"bench: bad --ratio {' '.join(spec)}", file=sys.stderr)
+            return 2
+        s, p = results[spec[0]], results[spec[1]]
+        r = s["mean"] / p["mean"]
+        # Relative uncertainty of a quotient: the relative ones added in quadrature.
+        sd = r * math.hypot(s["stddev"] / s["mean"], p["stddev"] / p["mean"])
+        ir = instr[spec[0]] / instr[spec[1]] if spec[0] in instr and spec[1] in instr else None
+        mx = float(spec[2]) if len(spec) == 3 else None
+        ratios.append((spec[0], spec[1], r, sd, s["median"] / p["median"], ir, mx,
+                       mx is None or r <= mx))
+    rss_targets = []
+    for n, kib in a.max_rss:
+        if n not in rss:
+            print(f"bench: --max-rss {n} without --rss {n}", file=sys.stderr)
+            return 2
+        rss_targets.append((n, int(kib), rss[n][0] < int(kib)))
+
     with open(a.machine) as f:
         machine = dict(line.rstrip("\n").split(": ", 1) for line in f if ": " in line)
 
-    def times(r):
-        return (f"{fmt_time(r['mean'])} ± {fmt_time(r['stddev'])} "
-                f"(median {fmt_time(r['median'])}, min {fmt_time(r['min'])}, "
-                f"max {fmt_time(r['max'])}, {len(r['times'])} runs)")
-
-    mib = lambda k: f"{k / 1024:.1f} MiB ({k} KiB)"
-    lines = [
-        f"{a.title}",
-        f"  {a.self_name:<12} {times(s)}",
-        f"  {a.peer_name:<12} {times(p)}",
-        f"  time ratio   {a.self_name} / {a.peer_name} = {ratio:.5f} ± {ratio_sd:.5f}"
-        f" = 1/{1 / ratio:.0f} (medians: 1/{1 / median_ratio:.0f});"
-        f" target <= 1/{1 / a.max_ratio:.0f}: {'met' if time_ok else 'MISSED'}",
-        f"  max RSS      {a.self_name} {mib(rss_self)}, {a.peer_name} {mib(rss_peer)};"
-        f" target {a.self_name} < {a.max_rss_kib // 1024} MiB: {'met' if rss_ok else 'MISSED'}",
-    ]
-    if a.counter != "none" and a.self_instr:
-        peer = f"{a.peer_instr:,}" if a.peer_instr else "not counted"
-        ratio_txt = f"; ratio 1/{a.peer_instr / a.self_instr:.0f}" if a.peer_instr else ""
-        lines.append(f"  instructions {a.self_name} {a.self_instr:,}, {a.peer_name} {peer}"
-                     f" ({a.counter}, every process){ratio_txt}")
+    width = max(len(n) for n in names) + 1
+    lines = [a.title]
+    for n in names:
+        r = results[n]
+        lines.append(f"  {n:<{width}} {fmt_pm(r)} "
+                     f"(median {fmt_time(r['median'])}, min {fmt_time(r['min'])}, "
+                     f"max {fmt_time(r['max'])}, {len(r['times'])} runs)"
+                     + (f"; max RSS {mib(rss[n][0])}" if n in rss else "")
+                     + (f"; {instr[n]:,} instructions" if n in instr else ""))
+    for num, den, r, sd, mr, ir, mx, ok in ratios:
+        target = f"; target <= {mx:g}: {'met' if ok else 'MISSED'}" if mx is not None else ""
+        itxt = f"; instructions {ir:.3g}" if ir is not None else ""
+        lines.append(f"  time ratio {num} / {den} = {r:.3g} ± {sd:.2g}{eq_frac(r)}"
+                     f" (medians {mr:.3g}{itxt}){target}")
+    for n, kib, ok in rss_targets:
+        lines.append(f"  max RSS {n} {mib(rss[n][0])}; target < {kib // 1024} MiB: "
+                     f"{'met' if ok else 'MISSED'}")
+    if a.counter != "none" and instr:
+        lines.append(f"  (instructions: {a.counter}, every process the command starts)")
     print("\n".join(lines))
 
     md = [
@@ -107,35 +147,40 @@ def main():
         a.hyperfine_cmd,
         "```",
         "",
-        f"| | {a.self_name} | {a.peer_name} |",
-        "| --- | ---: | ---: |",
-        f"| command | `{a.self_cmd}` | `{a.peer_cmd}` |",
-        f"| runs | {len(s['times'])} | {len(p['times'])} |",
-        f"| mean ± σ | {fmt_time(s['mean'])} ± {fmt_time(s['stddev'])} "
-        f"| {fmt_time(p['mean'])} ± {fmt_time(p['stddev'])} |",
-        f"| median | {fmt_time(s['median'])} | {fmt_time(p['median'])} |",
-        f"| min … max | {fmt_time(s['min'])} … {fmt_time(s['max'])} "
-        f"| {fmt_time(p['min'])} … {fmt_time(p['max'])} |",
-        f"| user / system (mean) | {fmt_time(s['user'])} / {fmt_time(s['system'])} "
-        f"| {fmt_time(p['user'])} / {fmt_time(p['system'])} |",
-        f"| max RSS (largest of {len(rss_s)} / {len(rss_p)} runs, GNU time `%M`) "
-        f"| {mib(rss_self)} | {mib(rss_peer)} |",
+        "| | " + " | ".join(names) + " |",
+        "| --- |" + " ---: |" * len(names),
+        "| command | " + " | ".join(f"`{cmds[n]}`" for n in names) + " |",
+        "| runs | " + " | ".join(str(len(results[n]["times"])) for n in names) + " |",
+        "| mean ± σ | " + " | ".join(fmt_pm(results[n]) for n in names) + " |",
+        "| median | " + " | ".join(fmt_time(results[n]["median"]) for n in names) + " |",
+        "| min … max | " + " | ".join(f"{fmt_time(results[n]['min'])} … "
+                                     f"{fmt_time(results[n]['max'])}" for n in names) + " |",
+        "| user / system (mean, with children) | "
+        + " | ".join(f"{fmt_time(results[n]['user'], results[n]['mean'])} / "
+                     f"{fmt_time(results[n]['system'], results[n]['mean'])}" for n in names) + " |",
     ]
-    if a.counter != "none" and a.self_instr:
-        peer = f"{a.peer_instr:,}" if a.peer_instr else "not counted"
-        md.append(f"| instructions ({a.counter}, every process) | {a.self_instr:,} | {peer} |")
-    md += [
-        "",
-        f"- Time ratio (means): **{ratio:.5f} ± {ratio_sd:.5f} = 1/{1 / ratio:.0f}**; medians: "
-        f"1/{1 / median_ratio:.0f}. Target ≤ 1/{1 / a.max_ratio:.0f}: **{'met' if time_ok else 'missed'}**.",
-        f"- Max RSS of {a.self_name}: **{mib(rss_self)}**. Target < {a.max_rss_kib // 1024} MiB: "
-        f"**{'met' if rss_ok else 'missed'}**.",
-    ]
-    if a.counter != "none" and a.self_instr and a.peer_instr:
-        md.append(f"- Instruction ratio ({a.counter}): 1/{a.peer_instr / a.self_instr:.0f}.")
+    if rss:
+        runs = " / ".join(str(rss[n][1]) for n in names if n in rss)
+        md.append(f"| max RSS (largest of {runs} runs, GNU time `%M`) | "
+                  + " | ".join(mib(rss[n][0]) if n in rss else "–" for n in names) + " |")
+    if a.counter != "none" and instr:
+        md.append(f"| instructions ({a.counter}, every process) | "
+                  + " | ".join(f"{instr[n]:,}" if n in instr else "not counted" for n in names)
+                  + " |")
+    md.append("")
+    for num, den, r, sd, mr, ir, mx, ok in ratios:
+        itxt = f"; instructions: {ir:.3g}{eq_frac(ir)}" if ir is not None else ""
+        target = (f" Target ≤ {mx:g}: **{'met' if ok else 'missed'}**." if mx is not None
+                  else " (information)")
+        md.append(f"- Time ratio {num} / {den} (means): **{r:.3g} ± {sd:.2g}{eq_frac(r)}**; "
+                  f"medians: {mr:.3g}{itxt}.{target}")
+    for n, kib, ok in rss_targets:
+        md.append(f"- Max RSS of {n}: **{mib(rss[n][0])}**. Target < {kib // 1024} MiB: "
+                  f"**{'met' if ok else 'missed'}**.")
     with open(a.markdown, "w") as f:
         f.write("\n".join(md) + "\n")
-    return 0 if time_ok and rss_ok else 1
+    met = all(r[7] for r in ratios) and all(t[2] for t in rss_targets)
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
