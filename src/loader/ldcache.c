@@ -1,6 +1,7 @@
 #include "loader/ldcache.h"
 
 #include "core/alloc.h"
+#include "core/hash.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -97,20 +98,11 @@ static enum gd_status build(struct gd_ldcache *c, const struct bytes *b, size_t 
     return GD_OK;
 }
 
-/* FNV-1a: names are short and the table small; any spread-out hash does. */
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* The slot holding `name`'s chain, or the empty slot where it would go. */
 static uint32_t *slot_for(const struct gd_ldcache *c, const char *name)
 {
     size_t mask = c->nslots - 1;
-    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+    for (size_t i = gd_hash_str(name) & mask;; i = (i + 1) & mask) {
         uint32_t *slot = &c->slots[i];
         if (*slot == 0 || strcmp(c->entries[*slot - 1].name, name) == 0)
             return slot;

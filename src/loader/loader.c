@@ -1,6 +1,8 @@
 #include "loader/loader.h"
 
 #include "core/alloc.h"
+#include "core/arena.h"
+#include "core/hash.h"
 #include "core/buf.h"
 #include "core/str.h"
 #include "core/version.h"
@@ -113,6 +115,7 @@ struct arch {
 struct slot {
     const char *key; /* borrowed from the object or edge it points to */
     void *value;
+    uint64_t hash; /* of key: compared before the strings, and kept for growing */
 };
 
 struct index {
@@ -120,18 +123,12 @@ struct index {
     size_t cap, count; /* cap: 0 or a power of two */
 };
 
-/* Copies of the names and directories the edges hold, one per distinct string, in blocks
- * freed together: a tree of 300 objects has 1500 edges naming a few hundred libraries in a
+/* Copies of the names and directories the edges hold, one per distinct string, in an arena
+ * freed at once: a tree of 300 objects has 1500 edges naming a few hundred libraries in a
  * dozen directories, and a copy each was a tenth of the work. */
-struct pool_block {
-    struct pool_block *next;
-    size_t used, cap;
-    char data[];
-};
-
 struct pool {
-    struct index strings; /* string -> its copy in a block */
-    struct pool_block *blocks;
+    struct index strings; /* string -> its copy in the arena */
+    struct gd_arena *arena;
 };
 
 struct gd_load {
@@ -155,41 +152,39 @@ struct gd_load {
     bool virtual_main;
 };
 
-static uint64_t hash_key(const char *s)
+/* The slot holding `key`, or the empty one where it would go; the table is never full. */
+static struct slot *index_find(const struct index *ix, const char *key, uint64_t hash)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
+    for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+        struct slot *s = &ix->slots[i];
+        if (!s->key || (s->hash == hash && strcmp(s->key, key) == 0))
+            return s;
     }
-    return h;
 }
 
 static void *index_get(const struct index *ix, const char *key)
 {
     if (!ix->cap)
         return NULL;
-    for (size_t i = hash_key(key) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-        if (!ix->slots[i].key)
-            return NULL;
-        if (strcmp(ix->slots[i].key, key) == 0)
-            return ix->slots[i].value;
-    }
+    return index_find(ix, key, gd_hash_str(key))->value;
 }
 
 static enum gd_status index_put(struct index *ix, const char *key, void *value)
 {
-    if (!key || index_get(ix, key))
+    if (!key)
         return GD_OK;
+    uint64_t hash = gd_hash_str(key);
+    if (ix->cap && index_find(ix, key, hash)->key)
+        return GD_OK; /* first insertion wins */
     if ((ix->count + 1) * 2 > ix->cap) {
-        size_t cap = ix->cap ? ix->cap * 2 : 64;
+        size_t cap = ix->cap ? ix->cap * 2 : 256;
         struct slot *slots = gd_calloc(cap, sizeof *slots);
         if (!slots)
             return GD_ENOMEM;
         for (size_t k = 0; k < ix->cap; k++) {
             if (!ix->slots[k].key)
                 continue;
-            size_t i = hash_key(ix->slots[k].key) & (cap - 1);
+            size_t i = ix->slots[k].hash & (cap - 1);
             while (slots[i].key)
                 i = (i + 1) & (cap - 1);
             slots[i] = ix->slots[k];
@@ -198,15 +193,10 @@ static enum gd_status index_put(struct index *ix, const char *key, void *value)
         ix->slots = slots;
         ix->cap = cap;
     }
-    size_t i = hash_key(key) & (ix->cap - 1);
-    while (ix->slots[i].key)
-        i = (i + 1) & (ix->cap - 1);
-    ix->slots[i] = (struct slot){ key, value };
+    *index_find(ix, key, hash) = (struct slot){ key, value, hash };
     ix->count++;
     return GD_OK;
 }
-
-#define POOL_BLOCK 16384
 
 /* The pool's copy of `str`, made on first use; NULL when out of memory. */
 static const char *intern(struct pool *pool, const char *str)
@@ -214,31 +204,17 @@ static const char *intern(struct pool *pool, const char *str)
     const char *have = index_get(&pool->strings, str);
     if (have)
         return have;
-    size_t len = strlen(str) + 1;
-    struct pool_block *b = pool->blocks;
-    if (!b || b->cap - b->used < len) {
-        size_t cap = len > POOL_BLOCK ? len : POOL_BLOCK;
-        b = gd_malloc(sizeof *b + cap);
-        if (!b)
-            return NULL;
-        b->next = pool->blocks;
-        b->used = 0;
-        b->cap = cap;
-        pool->blocks = b;
-    }
-    char *copy = memcpy(b->data + b->used, str, len);
-    b->used += len;
-    if (index_put(&pool->strings, copy, copy) != GD_OK)
+    if (!pool->arena && !(pool->arena = gd_arena_new()))
+        return NULL;
+    char *copy = gd_arena_strdup(pool->arena, str);
+    if (!copy || index_put(&pool->strings, copy, copy) != GD_OK)
         return NULL;
     return copy;
 }
 
 static void pool_free(struct pool *pool)
 {
-    for (struct pool_block *b = pool->blocks, *next; b; b = next) {
-        next = b->next;
-        gd_free(b);
-    }
+    gd_arena_free(pool->arena);
     gd_free(pool->strings.slots);
 }
 
@@ -616,10 +592,7 @@ static void free_object(struct gd_object *o)
 {
     if (!o)
         return;
-    gd_free(o->name);
-    gd_free(o->path);
-    gd_free(o->origin);
-    gd_elf_free(o->elf);
+    gd_elf_free(o->elf); /* the name, path and origin belong to the load's pool */
     for (size_t i = 0; i < o->ndeps; i++)
         free_edge(&o->deps[i]);
     gd_free(o->deps);
@@ -761,17 +734,20 @@ static struct gd_object *same_file(const struct gd_load *L, unsigned long long d
     return NULL;
 }
 
-static struct gd_object *new_object(const char *name, const char *path, struct gd_elf *elf,
-                                    const struct gd_object *loader, unsigned long long dev,
-                                    unsigned long long ino)
+static struct gd_object *new_object(struct gd_load *L, const char *name, const char *path,
+                                    struct gd_elf *elf, const struct gd_object *loader,
+                                    unsigned long long dev, unsigned long long ino)
 {
     struct gd_object *o = gd_calloc(1, sizeof *o);
     if (!o)
         return NULL;
-    o->name = gd_strdup(name);
-    o->path = gd_strdup(path);
-    o->origin = dirname_of(path);
-    if (!o->name || !o->path || !o->origin) {
+    /* The strings live in the load's pool: no copy of the same directory per object. */
+    char *origin = dirname_of(path);
+    o->name = origin ? intern(&L->pool, name) : NULL;
+    o->path = o->name ? intern(&L->pool, path) : NULL;
+    o->origin = o->path ? intern(&L->pool, origin) : NULL;
+    gd_free(origin);
+    if (!o->origin) {
         free_object(o);
         return NULL;
     }
@@ -841,7 +817,7 @@ static void candidate(struct search *s, const char *dir, const char *path, enum 
     if (o) {
         gd_elf_free(elf);
     } else {
-        o = new_object(s->edge->name, path, elf, s->from, dev, ino);
+        o = new_object(s->L, s->edge->name, path, elf, s->from, dev, ino);
         if (!o) {
             gd_elf_free(elf);
             s->status = GD_ENOMEM;
@@ -1045,11 +1021,13 @@ static void run_search(struct search *s)
         search_list(s, &L->arch.defaults, GD_RULE_DEFAULT, NULL);
 }
 
+/* Resolve `name` for `from` into `edge`. `borrow`: the name lives as long as the load (a
+ * NEEDED string of an object's ELF), so the edge points at it instead of a pool copy. */
 static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, const char *name,
-                                   struct gd_edge *edge)
+                                   bool borrow, struct gd_edge *edge)
 {
     memset(edge, 0, sizeof *edge);
-    edge->name = intern(&L->pool, name);
+    edge->name = borrow ? name : intern(&L->pool, name);
     if (!edge->name)
         return GD_ENOMEM;
     edge->rule = GD_RULE_NOT_FOUND;
@@ -1113,7 +1091,7 @@ static enum gd_status load_deps(struct gd_load *L, size_t start)
         if (!o->deps)
             return GD_ENOMEM;
         for (size_t k = 0; k < o->elf->nneeded; k++) {
-            enum gd_status st = resolve_into(L, o, o->elf->needed[k], &o->deps[k]);
+            enum gd_status st = resolve_into(L, o, o->elf->needed[k], true, &o->deps[k]);
             o->ndeps = k + 1;
             if (st != GD_OK)
                 return st;
@@ -1161,7 +1139,7 @@ static enum gd_status add_interpreter(struct gd_load *L, const char *interp)
         gd_elf_free(elf);
         return GD_OK;
     }
-    struct gd_object *o = new_object(interp, interp, elf, NULL, dev, ino);
+    struct gd_object *o = new_object(L, interp, interp, elf, NULL, dev, ino);
     if (!o) {
         gd_elf_free(elf);
         return GD_ENOMEM;
@@ -1195,7 +1173,7 @@ enum gd_status gd_load_start(struct gd_loader *loader, const char *path, bool de
         st = setup_arch(L, elf->elf_class, elf->machine, elf->big_endian);
     struct gd_object *main = NULL;
     if (st == GD_OK) {
-        main = new_object(abs, abs, elf, NULL, fs.dev, fs.ino);
+        main = new_object(L, abs, abs, elf, NULL, fs.dev, fs.ino);
         if (!main)
             st = GD_ENOMEM;
         else
@@ -1233,12 +1211,11 @@ enum gd_status gd_load_start_virtual(struct gd_loader *loader, int elf_class, ui
     st = setup_arch(L, elf_class, machine, false);
     struct gd_object *main = NULL;
     if (st == GD_OK) {
-        main = new_object("(program)", "(program)", NULL, NULL, 0, 0);
+        main = new_object(L, "(program)", "(program)", NULL, NULL, 0, 0);
         if (!main)
             st = GD_ENOMEM;
     }
     if (st == GD_OK) {
-        gd_free(main->origin);
         main->origin = NULL; /* a program that is not on disk has no $ORIGIN */
         main->dev = main->ino = ~0ULL;
         if ((st = remember(L, main)) != GD_OK)
@@ -1264,7 +1241,7 @@ enum gd_status gd_load_resolve(struct gd_load *L, struct gd_object *from, const 
     if (!edge)
         return GD_ENOMEM;
     size_t before = L->nobjects;
-    enum gd_status st = resolve_into(L, from, name, edge);
+    enum gd_status st = resolve_into(L, from, name, false, edge);
     if (st == GD_OK && deps)
         st = load_deps(L, before);
     if (st != GD_OK) {

@@ -83,9 +83,10 @@ struct gd_edge {
 
 struct gd_object {
     size_t index; /* load order; 0 is the main object */
-    char *name;   /* the name it was first loaded under */
-    char *path;   /* where it was found, inside the root (glibc's l_name) */
-    char *origin; /* $ORIGIN: the directory of path */
+    /* Strings owned by the load. */
+    const char *name;   /* the name it was first loaded under */
+    const char *path;   /* where it was found, inside the root (glibc's l_name) */
+    const char *origin; /* $ORIGIN: the directory of path */
     struct gd_elf *elf;
     const struct gd_object *loader;      /* whose DT_NEEDED (or dlopen) loaded it */
     enum gd_rule found_by;               /* how the search that loaded it found it */

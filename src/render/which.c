@@ -141,22 +141,32 @@ static void tree_node(struct tree_state *s, const struct gd_object *o, size_t de
             continue;
         }
         bool again = s->shown[e->to->index];
+        if (again) {
+            /* Shown above with its path and dependencies: the name is enough, unless this
+             * entry names the file differently (a link to it, found as the same file). Most
+             * lines of a big tree are these: two hundred of torch's libraries need libc.so.6. */
+            const char *soname = e->to->elf ? e->to->elf->soname : NULL;
+            if (strcmp(e->name, e->to->name) != 0 && strcmp(e->name, e->to->path) != 0 &&
+                !(soname && strcmp(e->name, soname) == 0)) {
+                gd_buf_puts(s->b, " => ");
+                gd_buf_puts(s->b, e->to->path);
+            }
+            color(s->b, s->color, DIM);
+            gd_buf_puts(s->b, " [already loaded]");
+            color(s->b, s->color, OFF);
+            gd_buf_putc(s->b, '\n');
+            continue;
+        }
         gd_buf_puts(s->b, " => ");
         gd_buf_puts(s->b, e->to->path);
         gd_buf_putc(s->b, ' ');
         color(s->b, s->color, DIM);
         gd_buf_putc(s->b, '[');
-        /* First appearance: how the loader found it; later ones: that it is loaded already. */
-        if (again || e->to->found_by == GD_RULE_MAIN)
-            rule_text(s->b, GD_RULE_LOADED, NULL);
-        else
-            rule_text(s->b, e->to->found_by, e->to->found_owner);
+        rule_text(s->b, e->to->found_by, e->to->found_owner); /* the main object is shown */
         gd_buf_putc(s->b, ']');
-        if (again && e->to->ndeps)
-            gd_buf_puts(s->b, " (dependencies above)");
         color(s->b, s->color, OFF);
         gd_buf_putc(s->b, '\n');
-        if (again || depth > 64 || plen + 8 >= sizeof s->prefix)
+        if (depth > 64 || plen + 8 >= sizeof s->prefix)
             continue;
         s->shown[e->to->index] = true;
         strcat(s->prefix, last ? "    " : "│   ");

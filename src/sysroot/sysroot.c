@@ -1,6 +1,7 @@
 #include "sysroot/sysroot.h"
 
 #include "core/alloc.h"
+#include "core/hash.h"
 #include "core/buf.h"
 
 #include <stdio.h>
@@ -71,15 +72,6 @@ const char *gd_root_dir(const struct gd_root *root)
     return root->dir;
 }
 
-/* FNV-1a, never 0. */
-static unsigned long long path_hash(const char *s)
-{
-    unsigned long long h = 14695981039346656037ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h ? h : 1;
-}
-
 /* Remember an anomaly once per (kind, path). Out of memory here only loses the note. */
 static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *path,
                  const char *detail)
@@ -88,7 +80,7 @@ static void note(struct gd_root *root, enum gd_anomaly_kind kind, const char *pa
         if (root->anomalies[i].kind == kind && strcmp(root->anomalies[i].path, path) == 0)
             return;
     if (root->nanomalies == GD_ROOT_ANOMALY_MAX) {
-        unsigned long long h = path_hash(path);
+        unsigned long long h = gd_hash_str(path);
         if (h == root->last_drop_hash && kind == root->last_drop_kind)
             return;
         root->last_drop_hash = h;
