@@ -15,6 +15,7 @@
  */
 #include "fuzz.h"
 
+#include "core/alloc.h"
 #include "loader/ldcache.h"
 
 /* The names the loader asks the cache for most. */
@@ -51,16 +52,53 @@ static void check_lookup(const struct gd_ldcache *c, size_t i)
     FUZZ_CHECK(want != NULL && want->order <= i);
     FUZZ_CHECK(gd_ldcache_lookup(c, e->name, 0, e->hwcaps) == want);
 
+    /* The one-pass search, with e's own subdirectory first: e's name has an entry there. */
+    const char *levels[2] = { e->hwcaps ? e->hwcaps : "x86-64-v3", "x86-64-v2" };
+    const struct gd_ldcache_entry *seq = gd_ldcache_lookup(c, e->name, e->flags, levels[0]);
+    if (!seq)
+        seq = gd_ldcache_lookup(c, e->name, e->flags, levels[1]);
+    if (!seq)
+        seq = gd_ldcache_lookup(c, e->name, e->flags, NULL);
+    FUZZ_CHECK(gd_ldcache_lookup_best(c, e->name, e->flags, levels, 2) == seq);
+
     const struct gd_ldcache_entry *f = gd_ldcache_lookup(c, e->name, e->flags, e->hwcaps);
     FUZZ_CHECK(f != NULL && f->order <= e->order);
     FUZZ_CHECK(strcmp(f->name, e->name) == 0 && same_subdir(f, e->hwcaps));
     FUZZ_CHECK(gd_ldcache_flags_match(f->flags, e->flags));
 }
 
+/* The parse that takes its buffer gives the same answer and the same entries. */
+static void check_owned(const uint8_t *data, size_t size, enum gd_status want,
+                        const struct gd_ldcache *c)
+{
+    char *copy = gd_malloc(size + 1);
+    if (!copy)
+        return;
+    memcpy(copy, data, size);
+    copy[size] = '\0';
+    struct gd_ldcache *o = (struct gd_ldcache *)1;
+    enum gd_status st = gd_ldcache_parse_owned(copy, size, &o); /* takes copy */
+    FUZZ_CHECK(st == want || st == GD_ENOMEM || want == GD_ENOMEM);
+    if (st != GD_OK) {
+        FUZZ_CHECK(o == NULL);
+        return;
+    }
+    if (c) {
+        FUZZ_CHECK(o->count == c->count && o->format == c->format);
+        for (size_t i = 0; i < o->count; i++) {
+            FUZZ_CHECK(strcmp(o->entries[i].name, c->entries[i].name) == 0);
+            FUZZ_CHECK(strcmp(o->entries[i].path, c->entries[i].path) == 0);
+            FUZZ_CHECK((o->entries[i].hwcaps == NULL) == (c->entries[i].hwcaps == NULL));
+        }
+    }
+    gd_ldcache_free(o);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct gd_ldcache *c = (struct gd_ldcache *)1;
     enum gd_status st = gd_ldcache_parse(data, size, &c);
+    check_owned(data, size, st, st == GD_OK ? c : NULL);
     if (st != GD_OK) {
         FUZZ_CHECK(c == NULL);
         FUZZ_CHECK(st == GD_EFORMAT || st == GD_ETRUNCATED || st == GD_ELIMIT || st == GD_ENOMEM);
@@ -86,8 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(e->path >= c->strings && (size_t)(e->path - c->strings) + pl < size);
         if (i < FUZZ_LDCACHE_PIECES)
             FUZZ_CHECK(contains(data, size, e->name, nl) && contains(data, size, e->path, pl));
-        if (e->hwcaps)
-            (void)strlen(e->hwcaps);
+        if (e->hwcaps && strcmp(e->hwcaps, "unknown") != 0)
+            FUZZ_CHECK(e->hwcaps >= c->strings &&
+                       (size_t)(e->hwcaps - c->strings) + strlen(e->hwcaps) < size);
         FUZZ_CHECK(e->order == i); /* file order */
     }
 

@@ -37,6 +37,16 @@ void gd_buf_add(struct gd_buf *buf, const void *data, size_t len)
     buf->data[buf->len] = '\0';
 }
 
+void gd_buf_reserve(struct gd_buf *buf, size_t n)
+{
+    if (buf->status != GD_OK)
+        return;
+    if (n > buf->limit - buf->len)
+        n = buf->limit - buf->len;
+    if (gd_grow((void **)&buf->data, &buf->cap, buf->len + n + 1, 1) != 0)
+        buf->status = GD_ENOMEM;
+}
+
 void gd_buf_puts(struct gd_buf *buf, const char *s)
 {
     gd_buf_add(buf, s, strlen(s));

@@ -20,6 +20,9 @@ struct gd_buf {
 void gd_buf_init(struct gd_buf *buf, size_t limit);
 void gd_buf_free(struct gd_buf *buf);
 void gd_buf_add(struct gd_buf *buf, const void *data, size_t len);
+/* Room for `n` more bytes (no more than the limit allows) in one allocation, for a caller that
+ * knows about how much it will write: no copying as the text grows. */
+void gd_buf_reserve(struct gd_buf *buf, size_t n);
 void gd_buf_puts(struct gd_buf *buf, const char *s);
 void gd_buf_putc(struct gd_buf *buf, char c);
 void gd_buf_printf(struct gd_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,6 +25,7 @@ struct bytes {
     const unsigned char *p;
     size_t n;
     bool be;
+    char *owned; /* p itself, NUL-terminated at n, given to the cache; NULL: copy p */
 };
 
 static bool fits(const struct bytes *b, size_t off, size_t len)
@@ -63,35 +64,40 @@ struct raw {
     uint64_t hwcap;
 };
 
-/* Build the entries over one copy of the string table (from `base` to the end of the file),
- * each string pointing into it. Not a copy per entry: a hostile cache can point every entry at
- * the same long string, and copying each made an 880 KB file cost 16 GB. */
-static enum gd_status build(struct gd_ldcache *c, const struct bytes *b, size_t base,
+/* Build the entries over one copy of the file (or the file itself, when given), each string
+ * pointing into it. Not a copy per entry: a hostile cache can point every entry at the same
+ * long string, and copying each made an 880 KB file cost 16 GB. The whole file, not the table
+ * from `base`: the hwcaps names count from the file's start and may lie before it. */
+static enum gd_status build(struct gd_ldcache *c, struct bytes *b, size_t base,
                             const struct raw *raw, size_t n, const char *const *hwcaps,
                             size_t nhwcaps)
 {
     for (size_t i = 0; i < n; i++)
         if (!string_at(b, base, raw[i].key) || !string_at(b, base, raw[i].value))
             return GD_EFORMAT;
-    size_t len = b->n - base;
-    c->strings = gd_malloc(len + 1);
+    if (b->owned) {
+        c->strings = b->owned;
+        b->owned = NULL;
+    } else if ((c->strings = gd_malloc(b->n + 1)) != NULL) {
+        memcpy(c->strings, b->p, b->n);
+        c->strings[b->n] = '\0';
+    }
     c->entries = gd_calloc(n ? n : 1, sizeof *c->entries);
     if (!c->strings || !c->entries)
         return GD_ENOMEM;
-    memcpy(c->strings, b->p + base, len);
-    c->strings[len] = '\0';
+    const char *table = c->strings + base;
     for (size_t i = 0; i < n; i++) {
         struct gd_ldcache_entry *e = &c->entries[i];
-        e->name = c->strings + raw[i].key;
-        e->path = c->strings + raw[i].value;
+        e->name = table + raw[i].key;
+        e->path = table + raw[i].value;
         e->flags = raw[i].flags;
         e->hwcap = raw[i].hwcap;
         e->order = i;
         if (raw[i].hwcap & HWCAP_EXTENSION) {
             /* The hwcaps names are strings of the same table (read_extensions). */
             uint32_t index = (uint32_t)raw[i].hwcap;
-            e->hwcaps = index < nhwcaps ? c->strings + (hwcaps[index] - ((const char *)b->p + base))
-                                        : "unknown";
+            e->hwcaps =
+                index < nhwcaps ? c->strings + (hwcaps[index] - (const char *)b->p) : "unknown";
         }
     }
     c->count = n;
@@ -205,7 +211,7 @@ static enum gd_status parse_new(struct gd_ldcache *c, struct bytes *b, size_t ba
     return st;
 }
 
-static enum gd_status parse_old(struct gd_ldcache *c, const struct bytes *b)
+static enum gd_status parse_old(struct gd_ldcache *c, struct bytes *b)
 {
     uint32_t nlibs = u32(b, 12);
     if ((size_t)nlibs > (b->n - OLD_HEADER) / OLD_ENTRY)
@@ -225,15 +231,19 @@ static enum gd_status parse_old(struct gd_ldcache *c, const struct bytes *b)
     return st;
 }
 
-enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache **out)
+static enum gd_status parse(const void *data, size_t len, char *owned, struct gd_ldcache **out)
 {
     *out = NULL;
-    if (len > GD_LDCACHE_MAX)
+    if (len > GD_LDCACHE_MAX) {
+        gd_free(owned);
         return GD_ELIMIT;
-    struct bytes b = { data, len, false };
+    }
+    struct bytes b = { data, len, false, owned };
     struct gd_ldcache *c = gd_calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        gd_free(owned);
         return GD_ENOMEM;
+    }
     enum gd_status st;
     if (len >= sizeof NEW_MAGIC - 1 && memcmp(data, NEW_MAGIC, sizeof NEW_MAGIC - 1) == 0) {
         c->format = GD_LDCACHE_NEW;
@@ -263,12 +273,23 @@ enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache 
     }
     if (st == GD_OK)
         st = index_names(c);
+    gd_free(b.owned); /* still here when the entries were not built */
     if (st != GD_OK) {
         gd_ldcache_free(c);
         return st;
     }
     *out = c;
     return GD_OK;
+}
+
+enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache **out)
+{
+    return parse(data, len, NULL, out);
+}
+
+enum gd_status gd_ldcache_parse_owned(char *data, size_t len, struct gd_ldcache **out)
+{
+    return parse(data, len, data, out);
 }
 
 void gd_ldcache_free(struct gd_ldcache *c)
@@ -353,4 +374,34 @@ const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *c, con
             return e;
     }
     return NULL;
+}
+
+const struct gd_ldcache_entry *gd_ldcache_lookup_best(const struct gd_ldcache *c, const char *name,
+                                                      uint32_t wanted, const char *const *hwcaps,
+                                                      size_t nhwcaps)
+{
+    if (!c || c->count == 0)
+        return NULL;
+    /* One walk of the name's chain, in file order: an entry beats the best so far only with a
+     * better rank (a subdirectory earlier in `hwcaps`; the plain entry ranks last), so each
+     * rank keeps its first entry, as a lookup per subdirectory would. */
+    const struct gd_ldcache_entry *best = NULL;
+    size_t best_rank = nhwcaps + 1;
+    for (uint32_t at = *slot_for(c, name); at && best_rank > 0; at = c->next[at - 1]) {
+        const struct gd_ldcache_entry *e = &c->entries[at - 1];
+        if (!gd_ldcache_flags_match(e->flags, wanted))
+            continue;
+        size_t rank = nhwcaps;
+        if (e->hwcaps) {
+            for (rank = 0; rank < nhwcaps && strcmp(e->hwcaps, hwcaps[rank]) != 0; rank++)
+                ;
+            if (rank == nhwcaps)
+                continue; /* a subdirectory this CPU does not support */
+        }
+        if (rank < best_rank) {
+            best = e;
+            best_rank = rank;
+        }
+    }
+    return best;
 }

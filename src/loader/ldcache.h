@@ -53,7 +53,7 @@ struct gd_ldcache {
     uint32_t *slots;
     uint32_t *next;
     size_t nslots;
-    char *strings; /* owns the entries' strings: one copy of the file's string table, so no
+    char *strings; /* owns the entries' strings: the file (a copy, or the buffer given), so no
                       larger than the file (hwcaps "unknown" is a constant) */
 };
 
@@ -62,6 +62,9 @@ struct gd_ldcache {
  * GD_LDCACHE_STRING_MAX bytes included), GD_ETRUNCATED when they run past the end, GD_ELIMIT
  * past GD_LDCACHE_MAX. */
 enum gd_status gd_ldcache_parse(const void *data, size_t len, struct gd_ldcache **out);
+/* The same, taking `data` (gd_malloc'd, len + 1 bytes, NUL at len): the entries point into it
+ * instead of a copy. Freed with the cache, or at once when parsing fails. */
+enum gd_status gd_ldcache_parse_owned(char *data, size_t len, struct gd_ldcache **out);
 void gd_ldcache_free(struct gd_ldcache *cache);
 
 /* The flags a loader of this ELF class and machine accepts (glibc's _dl_cache_check_flags
@@ -76,5 +79,11 @@ const char *gd_ldcache_flags_name(uint32_t flags, char *buf, size_t size);
  * gd_ldcache_flags_for (0 accepts any). */
 const struct gd_ldcache_entry *gd_ldcache_lookup(const struct gd_ldcache *cache, const char *name,
                                                  uint32_t wanted, const char *hwcaps);
+/* What glibc's cache search returns (elf/dl-cache.c, 2.33+): the first entry of the first of
+ * the `hwcaps` subdirectories (most capable first) that has one, else the first plain entry;
+ * the same as gd_ldcache_lookup per subdirectory, then NULL, in one pass. */
+const struct gd_ldcache_entry *gd_ldcache_lookup_best(const struct gd_ldcache *cache,
+                                                      const char *name, uint32_t wanted,
+                                                      const char *const *hwcaps, size_t nhwcaps);
 
 #endif

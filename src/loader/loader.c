@@ -90,6 +90,7 @@ struct gd_loader {
     struct gd_ldcache *cache;
     char *cache_problem;
     struct gd_ldconf conf;
+    bool conf_read; /* /etc/ld.so.conf is read on first use: glibc's loader never reads it */
     struct cpu cpu;
 };
 
@@ -106,7 +107,9 @@ struct arch {
     char platform[32]; /* $PLATFORM */
     struct gd_strlist defaults;
     struct gd_strlist subdirs; /* hwcaps then legacy subdirectories, in search order */
-    struct gd_strlist firsts;  /* their distinct first components */
+    const char *hwcaps[4];     /* the glibc-hwcaps names of subdirs ("x86-64-v3"), in order */
+    size_t nhwcaps;
+    struct gd_strlist firsts; /* their distinct first components */
 };
 
 /* Keys to pointers, first insertion wins: the names objects are known under (name, path,
@@ -310,8 +313,7 @@ enum gd_status gd_loader_new(struct gd_root *root, const struct gd_loader_option
     enum gd_status cs =
         st == GD_OK ? gd_root_read_file(root, "/etc/ld.so.cache", GD_LDCACHE_MAX, &data, &len) : st;
     if (cs == GD_OK)
-        cs = gd_ldcache_parse(data, len, &l->cache);
-    gd_free(data);
+        cs = gd_ldcache_parse_owned(data, len, &l->cache); /* takes data */
     if (cs == GD_ENOMEM)
         st = cs;
     else if (cs != GD_OK && cs != GD_ENOENT) { /* no cache at all is normal in an image */
@@ -320,8 +322,6 @@ enum gd_status gd_loader_new(struct gd_root *root, const struct gd_loader_option
         if (!(l->cache_problem = gd_strdup(text)))
             st = GD_ENOMEM;
     }
-    if (st == GD_OK)
-        st = gd_ldconf_read(root, "/etc/ld.so.conf", &l->conf);
     if (st == GD_OK)
         read_cpu(l);
     if (st != GD_OK) {
@@ -350,9 +350,14 @@ const struct gd_ldcache *gd_loader_cache(const struct gd_loader *l)
     return l->cache;
 }
 
-const struct gd_ldconf *gd_loader_conf(const struct gd_loader *l)
+enum gd_status gd_loader_conf(struct gd_loader *l, const struct gd_ldconf **out)
 {
-    return &l->conf;
+    *out = &l->conf;
+    if (l->conf_read)
+        return GD_OK;
+    enum gd_status st = gd_ldconf_read(l->root, "/etc/ld.so.conf", &l->conf);
+    l->conf_read = st == GD_OK; /* gd_ldconf_read leaves it empty on failure: try again */
+    return st;
 }
 
 const char *gd_loader_cache_problem(const struct gd_loader *l)
@@ -462,6 +467,11 @@ static enum gd_status setup_arch(struct gd_load *L, int cls, uint16_t machine, b
             }
             st = gd_strlist_push(&a->subdirs, sub);
         }
+    }
+    for (size_t i = 0; i < a->subdirs.count && st == GD_OK; i++) {
+        const char *sub = a->subdirs.items[i];
+        if (gd_str_starts_with(sub, "glibc-hwcaps/") && a->nhwcaps < 4)
+            a->hwcaps[a->nhwcaps++] = sub + strlen("glibc-hwcaps/");
     }
     for (size_t i = 0; i < a->subdirs.count && st == GD_OK; i++) {
         char first[64];
@@ -997,15 +1007,8 @@ static void run_search(struct search *s)
         uint32_t wanted = gd_ldcache_flags_for(L->arch.elf_class, L->arch.machine);
         /* glibc 2.33+ prefers an entry of a glibc-hwcaps subdirectory the CPU supports, most
          * capable first, over the plain one (elf/dl-cache.c search_cache). */
-        const struct gd_ldcache_entry *e = NULL;
-        for (size_t i = 0; !e && i < L->arch.subdirs.count; i++) {
-            const char *sub = L->arch.subdirs.items[i];
-            if (gd_str_starts_with(sub, "glibc-hwcaps/"))
-                e = gd_ldcache_lookup(L->loader->cache, name, wanted,
-                                      sub + strlen("glibc-hwcaps/"));
-        }
-        if (!e)
-            e = gd_ldcache_lookup(L->loader->cache, name, wanted, NULL);
+        const struct gd_ldcache_entry *e =
+            gd_ldcache_lookup_best(L->loader->cache, name, wanted, L->arch.hwcaps, L->arch.nhwcaps);
         if (e && nodeflib && in_default_dir(L, e->path)) {
             s->status = note_try(s, e->path, GD_RULE_CACHE, NULL, GD_TRY_NODEFLIB);
         } else if (e) {

@@ -110,15 +110,17 @@ struct gd_loader_options {
 
 struct gd_loader;
 
-/* Read the root's /etc/ld.so.cache and /etc/ld.so.conf and the CPU's capabilities
- * (/proc/cpuinfo inside the root). Problems (no cache, a corrupt one) are kept as notes, not
- * errors: the loader still searches the other places. On GD_OK `*out` is new. */
+/* Read the root's /etc/ld.so.cache and the CPU's capabilities (/proc/cpuinfo inside the root).
+ * Problems (no cache, a corrupt one) are kept as notes, not errors: the loader still searches
+ * the other places. On GD_OK `*out` is new. */
 enum gd_status gd_loader_new(struct gd_root *root, const struct gd_loader_options *options,
                              struct gd_loader **out);
 void gd_loader_free(struct gd_loader *loader);
 
 const struct gd_ldcache *gd_loader_cache(const struct gd_loader *loader);
-const struct gd_ldconf *gd_loader_conf(const struct gd_loader *loader);
+/* /etc/ld.so.conf and its includes, read on the first call (the loader itself never needs
+ * them; the inventory does). GD_ENOMEM is the only error: problems are in the result. */
+enum gd_status gd_loader_conf(struct gd_loader *loader, const struct gd_ldconf **out);
 /* "cannot read /etc/ld.so.cache: ...", or NULL. */
 const char *gd_loader_cache_problem(const struct gd_loader *loader);
 

@@ -213,7 +213,9 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
             add_dir(inv, d, "ld.so.cache", true);
         gd_free(d);
     }
-    const struct gd_ldconf *conf = gd_loader_conf(loader);
+    const struct gd_ldconf *conf;
+    if (gd_loader_conf(loader, &conf) == GD_ENOMEM)
+        fail(inv, GD_ENOMEM);
     for (size_t i = 0; i < conf->dirs.count; i++)
         add_dir(inv, conf->dirs.items[i], "ld.so.conf", true);
     for (size_t i = 0; gd_driver_lib_dirs[i]; i++)

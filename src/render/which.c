@@ -178,6 +178,12 @@ static void tree_node(struct tree_state *s, const struct gd_object *o, size_t de
 static void tree_text(struct gd_buf *b, const struct gd_which *w, bool c)
 {
     const struct gd_object *main = gd_load_main(w->load);
+    /* A line per edge, most under 200 bytes: torch's tree is 1500 lines, 120 KB, and growing
+     * the text by doubling copied it four times. Room never written costs nothing. */
+    size_t edges = 0;
+    for (size_t i = 0; i < gd_load_count(w->load); i++)
+        edges += gd_load_at(w->load, i)->ndeps;
+    gd_buf_reserve(b, 256 * (edges + 4));
     gd_buf_printf(b, "%s", main->path);
     if (main->elf) {
         gd_buf_puts(b, "  (");

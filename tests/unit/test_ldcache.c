@@ -137,6 +137,16 @@ static void compare_with_ldconfig(const struct gd_ldcache *c, const char *printe
         const struct gd_ldcache_entry *e = &c->entries[i];
         assert_int_equal(e->order, i);
         const struct gd_ldcache_entry *got = gd_ldcache_lookup(c, e->name, e->flags, e->hwcaps);
+        /* The one-pass search is the lookups one subdirectory after the other. */
+        static const char *const levels[] = { "x86-64-v4", "x86-64-v3", "x86-64-v2" };
+        for (size_t n = 0; n <= 3; n++) {
+            const struct gd_ldcache_entry *want = NULL;
+            for (size_t l = 0; l < n && !want; l++)
+                want = gd_ldcache_lookup(c, e->name, e->flags, levels[l]);
+            if (!want)
+                want = gd_ldcache_lookup(c, e->name, e->flags, NULL);
+            assert_ptr_equal(gd_ldcache_lookup_best(c, e->name, e->flags, levels, n), want);
+        }
         assert_non_null(got);
         assert_true(got->order <= i);
         for (size_t j = 0; j < got->order; j++) {
@@ -496,6 +506,20 @@ static enum gd_status parse_copy(const unsigned char *p, size_t len, struct gd_l
     return st;
 }
 
+/* The same through gd_ldcache_parse_owned, which keeps the (exactly sized) buffer. */
+static enum gd_status parse_owned(const unsigned char *p, size_t len, struct gd_ldcache **out)
+{
+    char *copy = gd_malloc(len + 1);
+    assert_non_null(copy);
+    memcpy(copy, p, len);
+    copy[len] = '\0';
+    *out = (struct gd_ldcache *)1;
+    enum gd_status st = gd_ldcache_parse_owned(copy, len, out);
+    if (st != GD_OK)
+        assert_null(*out);
+    return st;
+}
+
 static void test_hostile(void **state)
 {
     (void)state;
@@ -628,6 +652,15 @@ static void test_compat_hand_built(void **state)
     assert_string_equal(c->generator, "ldconfig (compat)");
     check_sample(c, true);
     gd_ldcache_free(c);
+    /* A hwcaps name before the new table: its offset counts from the file's start, so it may
+     * name the old header's magic. The names were once taken from a copy of the table after
+     * the new header only, and this one pointed before that copy. */
+    put32(img, hw_data + 4, 0, false); /* x86-64-v3, entry 2's, becomes "ld.so-1.7.0" */
+    for (int owned = 0; owned < 2; owned++) {
+        assert_int_equal((owned ? parse_owned : parse_copy)(img, len, &c), GD_OK);
+        assert_string_equal(c->entries[2].hwcaps, "ld.so-1.7.0");
+        gd_ldcache_free(c);
+    }
     /* A broken new table in a compat file is refused, not read as the old one. */
     put32(img, new_at + 20, 1000, false);
     assert_true(refused(parse_copy(img, len, &c)));

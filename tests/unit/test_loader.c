@@ -587,8 +587,14 @@ static void test_cache_by_ldconfig(void **state)
     struct gd_loader *l = loader_for(root, NULL, "2.36");
     assert_null(gd_loader_cache_problem(l));
     assert_non_null(gd_loader_cache(l));
-    assert_true(gd_loader_conf(l)->dirs.count == 1);
-    assert_string_equal(gd_loader_conf(l)->dirs.items[0], "/usr/local/cuda-12.4/lib64");
+    const struct gd_ldconf *conf = NULL;
+    assert_int_equal(gd_loader_conf(l, &conf), GD_OK); /* read now, on first use */
+    assert_true(conf->dirs.count == 1);
+    assert_string_equal(conf->dirs.items[0], "/usr/local/cuda-12.4/lib64");
+    const struct gd_ldconf *again = NULL;
+    assert_int_equal(gd_loader_conf(l, &again), GD_OK);
+    assert_ptr_equal(again, conf);
+    assert_true(again->dirs.count == 1); /* not read twice */
     struct gd_load *L = NULL;
     assert_int_equal(gd_load_start_virtual(l, 64, EB_EM_X86_64, &L), GD_OK);
     struct gd_edge *e = NULL;
