@@ -7,6 +7,7 @@
 #define GPUDOCTOR_WHICH_H
 
 #include <gpudoctor/gpudoctor.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,10 @@ enum gd_which_format {
 GD_API enum gd_status gd_which_render(const struct gd_which *which, enum gd_which_format format,
                                       const struct gd_render_options *options, char **out,
                                       size_t *len);
+/* The same text written to `out` as it is made, never all of it in memory. GD_EIO when
+ * writing fails (a full disk, a closed pipe: the caller decides what to tell). */
+GD_API enum gd_status gd_which_print(const struct gd_which *which, enum gd_which_format format,
+                                     const struct gd_render_options *options, FILE *out);
 
 #ifdef __cplusplus
 }

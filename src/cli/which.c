@@ -35,7 +35,6 @@ int gd_cmd_which(int argc, char **argv)
     struct gd_args a = { argc, 0, argv, "which" };
     struct gd_options *opts = NULL;
     struct gd_which *w = NULL;
-    char *text = NULL;
     int rc = GD_EXIT_USAGE;
     const char *name = NULL, *from = NULL, *tree = NULL, *ldd = NULL, *value = NULL;
     const char *color_when = "auto";
@@ -119,17 +118,17 @@ int gd_cmd_which(int argc, char **argv)
     }
     struct gd_render_options ro = { gd_color_choice(color_when) == 1, false };
     enum gd_which_format format = json ? GD_WHICH_JSON : ldd ? GD_WHICH_LDD : GD_WHICH_TEXT;
-    size_t len = 0;
-    st = gd_which_render(w, format, &ro, &text, &len);
+    st = gd_which_print(w, format, &ro, stdout);
+    if (st == GD_EIO) {
+        fprintf(stderr, "gpudoctor: cannot write the report to standard output\n");
+        goto out;
+    }
     if (st != GD_OK) {
         fprintf(stderr, "gpudoctor which: %s\n", gd_status_str(st));
         goto out;
     }
-    if (gd_write_output(NULL, text, len) != 0)
-        goto out;
     rc = gd_which_ok(w) ? GD_EXIT_OK : GD_EXIT_FINDING;
 out:
-    gd_free(text);
     gd_which_free(w);
     gd_options_free(opts);
     return rc;

@@ -2,6 +2,7 @@
 
 #include "core/alloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,12 +12,35 @@ void gd_buf_init(struct gd_buf *buf, size_t limit)
     buf->len = buf->cap = 0;
     buf->limit = limit;
     buf->status = GD_OK;
+    buf->sink = NULL;
+    buf->sink_ctx = NULL;
+    buf->chunk = 0;
+}
+
+void gd_buf_init_sink(struct gd_buf *buf, size_t chunk, gd_buf_sink sink, void *ctx)
+{
+    gd_buf_init(buf, SIZE_MAX);
+    buf->sink = sink;
+    buf->sink_ctx = ctx;
+    buf->chunk = chunk ? chunk : 1;
+}
+
+enum gd_status gd_buf_flush(struct gd_buf *buf)
+{
+    if (buf->status == GD_OK && buf->sink && buf->len) {
+        if (!buf->sink(buf->sink_ctx, buf->data, buf->len))
+            buf->status = GD_EIO;
+        buf->len = 0;
+    }
+    return buf->status;
 }
 
 void gd_buf_free(struct gd_buf *buf)
 {
     gd_free(buf->data);
-    gd_buf_init(buf, buf->limit);
+    buf->data = NULL;
+    buf->len = buf->cap = 0;
+    buf->status = GD_OK; /* reusable, as after gd_buf_init; a sink stays attached */
 }
 
 void gd_buf_add(struct gd_buf *buf, const void *data, size_t len)
@@ -35,12 +59,16 @@ void gd_buf_add(struct gd_buf *buf, const void *data, size_t len)
         memcpy(buf->data + buf->len, data, len);
     buf->len += len;
     buf->data[buf->len] = '\0';
+    if (buf->sink && buf->len >= buf->chunk)
+        gd_buf_flush(buf);
 }
 
 void gd_buf_reserve(struct gd_buf *buf, size_t n)
 {
     if (buf->status != GD_OK)
         return;
+    if (buf->sink && n > buf->chunk)
+        n = buf->chunk; /* it never holds more than a chunk and one append */
     if (n > buf->limit - buf->len)
         n = buf->limit - buf->len;
     if (gd_grow((void **)&buf->data, &buf->cap, buf->len + n + 1, 1) != 0)

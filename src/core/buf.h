@@ -8,16 +8,28 @@
 
 #include <gpudoctor/gpudoctor.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+/* Where a streaming buffer's text goes; returns false when it could not be written. */
+typedef bool (*gd_buf_sink)(void *ctx, const char *data, size_t len);
 
 struct gd_buf {
     char *data; /* NULL until the first append */
     size_t len, cap, limit;
     enum gd_status status;
+    gd_buf_sink sink; /* NULL: the text accumulates; else handed over every `chunk` bytes */
+    void *sink_ctx;
+    size_t chunk;
 };
 
 /* `limit` is the most bytes the buffer may hold (without the NUL). */
 void gd_buf_init(struct gd_buf *buf, size_t limit);
+/* A buffer that hands its text to `sink` whenever `chunk` bytes have gathered, and at
+ * gd_buf_flush: output of any length in a few KiB of memory. A failed sink sets GD_EIO. */
+void gd_buf_init_sink(struct gd_buf *buf, size_t chunk, gd_buf_sink sink, void *ctx);
+/* Hand what is left to the sink; the buffer's status (GD_OK when all was written). */
+enum gd_status gd_buf_flush(struct gd_buf *buf);
 void gd_buf_free(struct gd_buf *buf);
 void gd_buf_add(struct gd_buf *buf, const void *data, size_t len);
 /* Room for `n` more bytes (no more than the limit allows) in one allocation, for a caller that

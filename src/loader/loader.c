@@ -484,14 +484,19 @@ static enum gd_status setup_arch(struct gd_load *L, int cls, uint16_t machine, b
 
 /* ---- paths and dynamic string tokens -------------------------------------------------------- */
 
-static char *dirname_of(const char *path)
+/* The directory part of `path`: `*text` and the length to copy ("." without a slash). */
+static size_t dir_part(const char *path, const char **text)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash)
-        return gd_strdup(".");
-    if (slash == path)
-        return gd_strdup("/");
-    return gd_strndup(path, (size_t)(slash - path));
+    *text = !slash ? "." : slash == path ? "/" : path;
+    return !slash || slash == path ? 1 : (size_t)(slash - path);
+}
+
+static char *dirname_of(const char *path)
+{
+    const char *text;
+    size_t n = dir_part(path, &text);
+    return gd_strndup(text, n);
 }
 
 /* An absolute path for `path`: relative ones count from the loader's cwd (or "/"). */
@@ -751,13 +756,17 @@ static struct gd_object *new_object(struct gd_load *L, const char *name, const c
     struct gd_object *o = gd_calloc(1, sizeof *o);
     if (!o)
         return NULL;
-    /* The strings live in the load's pool: no copy of the same directory per object. */
-    char *origin = dirname_of(path);
-    o->name = origin ? intern(&L->pool, name) : NULL;
-    o->path = o->name ? intern(&L->pool, path) : NULL;
-    o->origin = o->path ? intern(&L->pool, origin) : NULL;
-    gd_free(origin);
-    if (!o->origin) {
+    /* The strings live in the load's arena, freed with it; no index: each path is new. */
+    if (!L->pool.arena && !(L->pool.arena = gd_arena_new())) {
+        free_object(o);
+        return NULL;
+    }
+    const char *dir;
+    size_t ndir = dir_part(path, &dir);
+    o->name = gd_arena_strdup(L->pool.arena, name);
+    o->path = gd_arena_strdup(L->pool.arena, path);
+    o->origin = gd_arena_strndup(L->pool.arena, dir, ndir);
+    if (!o->name || !o->path || !o->origin) {
         free_object(o);
         return NULL;
     }

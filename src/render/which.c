@@ -327,33 +327,63 @@ static void json_out(struct gd_buf *b, const struct gd_which *w)
     json_object_put(root);
 }
 
+/* Format into `b`; false for a format this result has not (ldd's lines of a name). */
+static bool render_into(struct gd_buf *b, const struct gd_which *w, enum gd_which_format format,
+                        const struct gd_render_options *options)
+{
+    bool c = options && options->color;
+    switch (format) {
+    case GD_WHICH_TEXT:
+        if (w->tree)
+            tree_text(b, w, c);
+        else
+            name_text(b, w, c);
+        return true;
+    case GD_WHICH_JSON:
+        json_out(b, w);
+        return true;
+    case GD_WHICH_LDD:
+        if (!w->tree)
+            return false;
+        ldd_text(b, w);
+        return true;
+    default:
+        return false;
+    }
+}
+
 enum gd_status gd_which_render(const struct gd_which *w, enum gd_which_format format,
                                const struct gd_render_options *options, char **out, size_t *len)
 {
     *out = NULL;
     if (len)
         *len = 0;
-    if (!w || (format == GD_WHICH_LDD && !w->tree))
-        return GD_EINVAL;
-    bool c = options && options->color;
     struct gd_buf b;
     gd_buf_init(&b, RENDER_MAX);
-    switch (format) {
-    case GD_WHICH_TEXT:
-        if (w->tree)
-            tree_text(&b, w, c);
-        else
-            name_text(&b, w, c);
-        break;
-    case GD_WHICH_JSON:
-        json_out(&b, w);
-        break;
-    case GD_WHICH_LDD:
-        ldd_text(&b, w);
-        break;
-    default:
+    if (!w || !render_into(&b, w, format, options)) {
         gd_buf_free(&b);
         return GD_EINVAL;
     }
     return gd_buf_take(&b, out, len);
+}
+
+static bool write_file(void *ctx, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, ctx) == len;
+}
+
+enum gd_status gd_which_print(const struct gd_which *w, enum gd_which_format format,
+                              const struct gd_render_options *options, FILE *out)
+{
+    if (!w || !out)
+        return GD_EINVAL;
+    /* In 64 KiB pieces: torch's tree is 120 KB, and building it whole cost more (fresh memory
+     * for all of it) than writing it. */
+    struct gd_buf b;
+    gd_buf_init_sink(&b, 64 * 1024, write_file, out);
+    enum gd_status st = render_into(&b, w, format, options) ? gd_buf_flush(&b) : GD_EINVAL;
+    gd_buf_free(&b);
+    if (st == GD_OK && fflush(out) != 0)
+        st = GD_EIO;
+    return st;
 }

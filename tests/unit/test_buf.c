@@ -3,6 +3,7 @@
 #include "core/buf.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -165,6 +166,55 @@ static void test_take(void **state)
     gd_buf_free(&b);
 }
 
+struct collected {
+    char text[4096];
+    size_t len, calls, fail_on; /* fail_on: the call that fails, 0 none */
+};
+
+static bool collect(void *ctx, const char *data, size_t len)
+{
+    struct collected *c = ctx;
+    c->calls++;
+    if (c->calls == c->fail_on || c->len + len >= sizeof c->text)
+        return false;
+    memcpy(c->text + c->len, data, len);
+    c->len += len;
+    c->text[c->len] = '\0';
+    return true;
+}
+
+/* A sink gets the text in pieces of about `chunk`, in order, and never holds much more. */
+static void test_sink(void **state)
+{
+    (void)state;
+    struct collected c = { .fail_on = 0 };
+    struct gd_buf b;
+    gd_buf_init_sink(&b, 16, collect, &c);
+    for (int i = 0; i < 20; i++)
+        gd_buf_printf(&b, "line %02d\n", i);
+    assert_true(b.cap <= 64); /* 16 and one 8-byte line, rounded up */
+    assert_true(c.calls >= 8);
+    gd_buf_reserve(&b, 1 << 20); /* a streaming buffer reserves no more than a chunk */
+    assert_true(b.cap <= 64);
+    assert_int_equal(gd_buf_flush(&b), GD_OK);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(c.len, 20 * 8);
+    assert_memory_equal(c.text, "line 00\nline 01\n", 16);
+    assert_memory_equal(c.text + 19 * 8, "line 19\n", 8);
+    gd_buf_free(&b);
+
+    /* A failed write is sticky: GD_EIO, and nothing more is handed over. */
+    struct collected f = { .fail_on = 2 };
+    gd_buf_init_sink(&b, 16, collect, &f);
+    for (int i = 0; i < 20; i++)
+        gd_buf_printf(&b, "line %02d\n", i);
+    assert_int_equal(gd_buf_status(&b), GD_EIO);
+    assert_int_equal(f.calls, 2);
+    assert_int_equal(gd_buf_flush(&b), GD_EIO);
+    assert_int_equal(f.calls, 2);
+    gd_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_cap_is_sticky),
         cmocka_unit_test(test_enomem_is_sticky),
         cmocka_unit_test(test_take),
+        cmocka_unit_test(test_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1193,6 +1193,17 @@ static void test_tree_diamond(void **state)
     if (strcmp(text, want) != 0)
         fail_msg("tree:\n%s\nwant:\n%s", text, want);
     gd_free(text);
+    /* Printed as it is made: the same bytes. */
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(gd_which_print(w, GD_WHICH_TEXT, NULL, f), GD_OK);
+    char printed[sizeof want + 64] = "";
+    rewind(f);
+    size_t n = fread(printed, 1, sizeof printed - 1, f);
+    fclose(f);
+    assert_int_equal(n, strlen(want));
+    assert_string_equal(printed, want);
+    assert_int_equal(gd_which_print(w, GD_WHICH_TEXT, NULL, NULL), GD_EINVAL);
     char *ldd = render(w, GD_WHICH_LDD, false);
     assert_string_equal(ldd, "\tlibA.so.1 => /opt/d/libA.so.1\n\tlibB.so.1 => /opt/d/libB.so.1\n"
                              "\tlibC.so.1 => /opt/d/libC.so.1\n\tlibD.so.1 => /opt/d/libD.so.1\n");
