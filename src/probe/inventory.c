@@ -202,17 +202,22 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
         if (*p)
             p++;
     }
+    /* A thousand cache entries in a few dozen directories: each directory resolved once. */
     const struct gd_ldcache *cache = gd_loader_cache(loader);
+    struct gd_strlist cache_dirs = { 0 };
     for (size_t i = 0; cache && i < cache->count; i++) {
         const char *path = cache->entries[i].path;
         const char *slash = strrchr(path, '/');
         if (!slash || !gd_str_starts_with(cache->entries[i].name, "lib"))
             continue;
         char *d = own(inv, gd_strndup(path, (size_t)(slash - path)));
-        if (d)
-            add_dir(inv, d, "ld.so.cache", true);
+        if (d && gd_strlist_push_unique(&cache_dirs, d) != GD_OK)
+            fail(inv, GD_ENOMEM);
         gd_free(d);
     }
+    for (size_t i = 0; i < cache_dirs.count; i++)
+        add_dir(inv, cache_dirs.items[i], "ld.so.cache", true);
+    gd_strlist_free(&cache_dirs);
     const struct gd_ldconf *conf;
     if (gd_loader_conf(loader, &conf) == GD_ENOMEM)
         fail(inv, GD_ENOMEM);
@@ -275,18 +280,48 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
  */
 
 /* The family row whose file prefix `name` carries ("libcudart.so.12" matches "libcudart.so"). */
-static const struct gd_kb_row *match_family(const struct gd_kb_table *t, const char *name,
-                                            const char **prefix)
+/* The KB's file prefixes ("libcudnn", "libcudart"), flattened once in KB order: matching
+ * every name of every directory against the KB's JSON lists cost half of `check`. */
+struct family_prefix {
+    const char *prefix;
+    size_t len;
+    const struct gd_kb_row *row;
+};
+
+struct families {
+    struct family_prefix *items;
+    size_t count;
+};
+
+static enum gd_status families_load(const struct gd_kb_table *t, struct families *f)
 {
+    f->items = NULL;
+    f->count = 0;
+    size_t cap = 0;
     for (size_t i = 0; i < gd_kb_row_count(t); i++) {
         const struct gd_kb_row *row = gd_kb_row_at(t, i);
         for (size_t k = 0; k < gd_kb_list_len(row, "files"); k++) {
             const char *p = gd_kb_list_at(row, "files", k);
-            size_t n = strlen(p);
-            if (strncmp(name, p, n) == 0 && (name[n] == '\0' || name[n] == '.')) {
-                *prefix = p;
-                return row;
-            }
+            if (!p || !p[0])
+                continue;
+            if (gd_grow((void **)&f->items, &cap, f->count + 1, sizeof *f->items) != 0)
+                return GD_ENOMEM;
+            f->items[f->count++] = (struct family_prefix){ p, strlen(p), row };
+        }
+    }
+    return GD_OK;
+}
+
+/* The first family (KB order) whose prefix is `name` or `name` up to a '.'. */
+static const struct gd_kb_row *match_family(const struct families *f, const char *name,
+                                            const char **prefix)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        const struct family_prefix *p = &f->items[i];
+        if (name[0] == p->prefix[0] && strncmp(name, p->prefix, p->len) == 0 &&
+            (name[p->len] == '\0' || name[p->len] == '.')) {
+            *prefix = p->prefix;
+            return p->row;
         }
     }
     return NULL;
@@ -326,7 +361,7 @@ static void broken_link(struct inventory *inv, const char *path, enum gd_status 
     gd_free(target);
 }
 
-static void scan_dir(struct inventory *inv, const struct gd_kb_table *t, const struct dir *d)
+static void scan_dir(struct inventory *inv, const struct families *f, const struct dir *d)
 {
     struct gd_names names;
     if (gd_root_list(inv->ctx->root, d->path, &names) != GD_OK)
@@ -334,7 +369,7 @@ static void scan_dir(struct inventory *inv, const struct gd_kb_table *t, const s
     bool stubs = strcmp(gd_path_base(d->path), "stubs") == 0;
     for (size_t i = 0; i < names.count && inv->status == GD_OK; i++) {
         const char *prefix;
-        const struct gd_kb_row *row = match_family(t, names.names[i], &prefix);
+        const struct gd_kb_row *row = match_family(f, names.names[i], &prefix);
         if (!row || gd_str_ends_with(names.names[i], ".a"))
             continue;
         char *path = gd_path_join(d->path, names.names[i]);
@@ -921,8 +956,11 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
     }
     fail(&inv, gd_find_site_packages(ctx, &inv.site_packages));
     collect_dirs(&inv, loader);
+    struct families families;
+    fail(&inv, families_load(t, &families));
     for (size_t i = 0; i < inv.ndirs && inv.status == GD_OK; i++)
-        scan_dir(&inv, t, &inv.dirs[i]);
+        scan_dir(&inv, &families, &inv.dirs[i]);
+    gd_free(families.items);
     for (size_t i = 0; i < inv.ncopies && inv.status == GD_OK; i++) {
         read_soname(&inv, &inv.copies[i]);
         find_header(&inv, &inv.copies[i]);

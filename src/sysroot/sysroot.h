@@ -83,8 +83,9 @@ enum gd_status gd_root_read_head(struct gd_root *root, const char *path, size_t 
 enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os_file **out);
 
 struct gd_names {
-    char **names; /* sorted, new memory; free with gd_names_free */
+    char **names; /* sorted; all in `block`; free with gd_names_free */
     size_t count;
+    char *block;
 };
 /* The entries of a directory, sorted by name, without "." and "..". */
 enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_names *out);
