@@ -34,6 +34,8 @@ const char *gd_rule_name(enum gd_rule rule)
         return "already loaded";
     case GD_RULE_PATH:
         return "path";
+    case GD_RULE_INTERPRETER:
+        return "program interpreter";
     case GD_RULE_RPATH:
         return "rpath";
     case GD_RULE_LD_LIBRARY_PATH:
@@ -1156,7 +1158,7 @@ static enum gd_status add_interpreter(struct gd_load *L, const char *interp)
         gd_elf_free(elf);
         return GD_ENOMEM;
     }
-    o->found_by = GD_RULE_PATH; /* the kernel maps PT_INTERP by its path */
+    o->found_by = GD_RULE_INTERPRETER; /* the kernel maps PT_INTERP by its path */
     enum gd_status st = remember(L, o);
     if (st != GD_OK)
         free_object(o);

@@ -37,6 +37,7 @@ enum gd_rule {
     GD_RULE_MAIN,            /* the object the load started from */
     GD_RULE_LOADED,          /* already loaded under this name, SONAME or file */
     GD_RULE_PATH,            /* the name holds a '/' */
+    GD_RULE_INTERPRETER,     /* the program interpreter (PT_INTERP), mapped by the kernel */
     GD_RULE_RPATH,           /* DT_RPATH (of rule_owner) */
     GD_RULE_LD_LIBRARY_PATH, /* LD_LIBRARY_PATH */
     GD_RULE_RUNPATH,         /* DT_RUNPATH of the loading object */

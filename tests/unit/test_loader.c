@@ -1168,7 +1168,8 @@ static void test_tree_diamond(void **state)
      * which file it is. */
     lib(r, "opt/d/libB.so.1", "libB.so.1", "/opt/d", "libC.so", NULL);
     lib(r, "opt/d/libC.so.1", "libC.so.1", "/opt/d", "libD.so.1", NULL);
-    lib(r, "opt/d/libD.so.1", "libD.so.1", NULL, NULL, NULL);
+    /* The dynamic loader, needed by name: the program's interpreter, already mapped. */
+    lib(r, "opt/d/libD.so.1", "libD.so.1", NULL, "ld-linux-x86-64.so.2", NULL);
     tu_symlink(r, "opt/d/libC.so", "libC.so.1");
     struct eb_spec app = exe();
     app.runpath = "/opt/d";
@@ -1187,9 +1188,11 @@ static void test_tree_diamond(void **state)
         "├── libA.so.1 => /opt/d/libA.so.1 [runpath of /opt/app]\n"
         "│   └── libC.so.1 => /opt/d/libC.so.1 [runpath of /opt/d/libA.so.1]\n"
         "│       └── libD.so.1 => /opt/d/libD.so.1 [runpath of /opt/d/libC.so.1]\n"
+        "│           └── ld-linux-x86-64.so.2 => /lib64/ld-linux-x86-64.so.2 "
+        "[program interpreter]\n"
         "└── libB.so.1 => /opt/d/libB.so.1 [runpath of /opt/app]\n"
         "    └── libC.so => /opt/d/libC.so.1 [already loaded]\n"
-        "\n4 objects loaded, 0 not found\n";
+        "\n5 objects loaded, 0 not found\n";
     if (strcmp(text, want) != 0)
         fail_msg("tree:\n%s\nwant:\n%s", text, want);
     gd_free(text);
@@ -1206,7 +1209,8 @@ static void test_tree_diamond(void **state)
     assert_int_equal(gd_which_print(w, GD_WHICH_TEXT, NULL, NULL), GD_EINVAL);
     char *ldd = render(w, GD_WHICH_LDD, false);
     assert_string_equal(ldd, "\tlibA.so.1 => /opt/d/libA.so.1\n\tlibB.so.1 => /opt/d/libB.so.1\n"
-                             "\tlibC.so.1 => /opt/d/libC.so.1\n\tlibD.so.1 => /opt/d/libD.so.1\n");
+                             "\tlibC.so.1 => /opt/d/libC.so.1\n\tlibD.so.1 => /opt/d/libD.so.1\n"
+                             "\t/lib64/ld-linux-x86-64.so.2\n");
     gd_free(ldd);
     gd_which_free(w);
     gd_options_free(o);
