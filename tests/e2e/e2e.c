@@ -16,9 +16,13 @@
  *   env-file FILE                    passed as --env-file tests/e2e/FILE
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
- *   lib PATH SONAME                  in the copy, a shared object compiled with cc at PATH with
+ *   lib PATH SONAME [needs=A,B] [runpath=DIRS]
+ *                                    in the copy, a shared object compiled with cc at PATH with
  *                                    that SONAME, padded to 64 KiB (sizes in golden files must
- *                                    not depend on the toolchain); no binaries are checked in
+ *                                    not depend on the toolchain); no binaries are checked in.
+ *                                    needs= adds DT_NEEDED entries (linked against stubs of
+ *                                    those names built on the side), runpath= a DT_RUNPATH
+ *                                    ($ORIGIN kept literally)
  *   exe PATH                         in the copy, an executable compiled with cc (/bin/sh: the
  *                                    architecture gpudoctor takes for the root's programs)
  *   symlink PATH TARGET              in the copy, a symlink (to a file compiled by the case)
@@ -803,35 +807,83 @@ static char *first_word(const char *item, const char **rest)
     return strndup(item, (size_t)(sp - item));
 }
 
-/* A shared object with SONAME `soname` (NULL: an executable) at `path`, padded to ELF_SIZE. */
-static bool build_elf(const struct ctx *x, const char *path, const char *soname)
+/* Build `src` into `path` with cc and `args` (NULL-terminated, after the sources). */
+static bool cc(const struct ctx *x, const char *path, const char *src, const char *const *args)
+{
+    const char *argv[32] = { "cc", "-o", path, src };
+    size_t n = 4;
+    for (; args && *args && n < 31; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    struct run r;
+    bool ok = run((char **)argv, x->work, &r) && r.status == 0;
+    if (!ok)
+        fail("cc could not build %s: %s", path, r.err ? r.err : "");
+    run_free(&r);
+    return ok;
+}
+
+/* A shared object with SONAME `soname` (NULL: an executable) at `path`, padded to ELF_SIZE.
+ * `options`: "needs=A,B runpath=DIRS" or NULL. */
+static bool build_elf(const struct ctx *x, const char *path, const char *soname,
+                      const char *options)
 {
     char *src = path_join(x->work, soname ? "lib.c" : "main.c");
     const char *text =
         soname ? "int gd_fake(void) { return 0; }\n" : "int main(void) { return 0; }\n";
-    struct sb flag = { 0 };
     bool ok = write_all(src, text, strlen(text)) && make_parents(path);
-    if (ok && soname) {
+    struct sb flag = { 0 }, rpath = { 0 };
+    char *stubs[16] = { 0 };
+    const char *args[32] = { 0 };
+    size_t nargs = 0, nstubs = 0;
+    if (soname) {
         sb_printf(&flag, "-Wl,-soname,%s", soname);
-        char *argv[] = { "cc", "-shared", "-fPIC", "-o", (char *)path, src, flag.p, NULL };
-        struct run r;
-        ok = run(argv, x->work, &r) && r.status == 0;
-        if (!ok)
-            fail("cc could not build %s: %s", path, r.err ? r.err : "");
-        run_free(&r);
-    } else if (ok) {
-        char *argv[] = { "cc", "-o", (char *)path, src, NULL };
-        struct run r;
-        ok = run(argv, x->work, &r) && r.status == 0;
-        if (!ok)
-            fail("cc could not build %s: %s", path, r.err ? r.err : "");
-        run_free(&r);
+        args[nargs++] = "-shared";
+        args[nargs++] = "-fPIC";
+        args[nargs++] = flag.p;
     }
+    /* DT_NEEDED: the linker records a library it links against; --no-as-needed keeps it even
+     * though nothing of it is used. The stubs have the needed names as SONAMEs. */
+    const char *needs = options ? strstr(options, "needs=") : NULL;
+    const char *runpath = options ? strstr(options, "runpath=") : NULL;
+    if (needs) {
+        args[nargs++] = "-Wl,--no-as-needed";
+        for (const char *p = needs + 6; ok && *p && *p != ' ' && nstubs < 16;) {
+            size_t len = strcspn(p, ", ");
+            char *name = strndup(p, len);
+            char *dir = path_join(x->work, "stubs");
+            char *stub = path_join(dir, name);
+            const char *stub_args[] = { "-shared", "-fPIC", NULL, NULL };
+            struct sb so = { 0 };
+            sb_printf(&so, "-Wl,-soname,%s", name);
+            stub_args[2] = so.p;
+            ok = make_parents(stub) && cc(x, stub, src, stub_args);
+            free(so.p);
+            free(dir);
+            free(name);
+            stubs[nstubs] = stub;
+            args[nargs++] = stubs[nstubs++];
+            p += len;
+            if (*p == ',')
+                p++;
+        }
+    }
+    if (runpath) {
+        size_t len = strcspn(runpath + 8, " ");
+        sb_printf(&rpath, "-Wl,--enable-new-dtags,-rpath,%.*s", (int)len, runpath + 8);
+        args[nargs++] = rpath.p;
+    }
+    args[nargs] = NULL;
+    if (ok)
+        ok = cc(x, path, src, args);
     struct stat st;
     if (ok && (stat(path, &st) != 0 || st.st_size > ELF_SIZE || truncate(path, ELF_SIZE) != 0)) {
         fail("%s: cannot pad it to %d bytes", path, ELF_SIZE);
         ok = false;
     }
+    for (size_t i = 0; i < nstubs; i++)
+        free(stubs[i]);
+    free(rpath.p);
     free(flag.p);
     free(src);
     return ok;
@@ -920,15 +972,18 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
     }
     for (size_t i = 0; ok && i < c->nexe; i++) {
         char *p = path_join(copy, c->exe[i]);
-        ok = build_elf(x, p, NULL);
+        ok = build_elf(x, p, NULL, NULL);
         free(p);
     }
     for (size_t i = 0; ok && i < c->nlib; i++) {
-        const char *soname;
-        char *rel = first_word(c->lib[i], &soname);
+        const char *after;
+        char *rel = first_word(c->lib[i], &after);
+        const char *options = strchr(after, ' ');
+        char *soname = options ? strndup(after, (size_t)(options - after)) : xstrdup(after);
         char *p = path_join(copy, rel);
-        ok = build_elf(x, p, soname);
+        ok = build_elf(x, p, soname, options ? options + 1 : NULL);
         free(p);
+        free(soname);
         free(rel);
     }
     for (size_t i = 0; ok && i < c->nlink; i++) {
