@@ -402,3 +402,28 @@ const char *gd_kb_source_title(const struct gd_kb_table *t, const char *id)
 {
     return source_field(t, id, "title");
 }
+
+const char *gd_kb_source_retrieved(const struct gd_kb_table *t, const char *id)
+{
+    return source_field(t, id, "retrieved");
+}
+
+size_t gd_kb_source_count(const struct gd_kb_table *t)
+{
+    return t ? (size_t)json_object_object_length(t->sources) : 0;
+}
+
+const char *gd_kb_source_id_at(const struct gd_kb_table *t, size_t i)
+{
+    if (!t)
+        return NULL;
+    /* Sources are few (tens); a walk per call keeps the table free of a second index. */
+    size_t k = 0;
+    json_object_object_foreach(t->sources, id, src)
+    {
+        (void)src;
+        if (k++ == i)
+            return id;
+    }
+    return NULL;
+}

@@ -51,6 +51,12 @@ bool gd_kb_list_has(const struct gd_kb_row *row, const char *field, const char *
 const char *gd_kb_row_source(const struct gd_kb_row *row);
 const char *gd_kb_source_url(const struct gd_kb_table *t, const char *source_id);
 const char *gd_kb_source_title(const struct gd_kb_table *t, const char *source_id);
+/* The source's "retrieved" date (YYYY-MM-DD), or NULL (borrowed). */
+const char *gd_kb_source_retrieved(const struct gd_kb_table *t, const char *source_id);
+/* The table's source ids in file order, for checks that every source is used (borrowed;
+ * gd_kb_source_id_at is linear in i, NULL past the end). */
+size_t gd_kb_source_count(const struct gd_kb_table *t);
+const char *gd_kb_source_id_at(const struct gd_kb_table *t, size_t i);
 
 /* Parse one table from JSON text (for the loader, tests and the fuzz target). On GD_OK `*out`
  * is new (gd_kb_table_free); on GD_EFORMAT `problem` (size `size`) says what is wrong. */
