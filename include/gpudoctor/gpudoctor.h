@@ -145,6 +145,7 @@ enum gd_source_kind {
     GD_SOURCE_CALL,    /* a library or system call: ref names it */
     GD_SOURCE_DERIVED, /* computed by gpudoctor from other facts: ref says from what */
     GD_SOURCE_OPTION,  /* given by the user on the command line */
+    GD_SOURCE_KB,      /* a row of a knowledge-base table: ref is "<table>: <row> (<source id>)" */
 };
 
 struct gd_entity;
@@ -172,7 +173,7 @@ GD_API const char *gd_fact_value(const struct gd_fact *fact);
 GD_API const char *gd_fact_reason(const struct gd_fact *fact);
 GD_API enum gd_source_kind gd_fact_source_kind(const struct gd_fact *fact);
 GD_API const char *gd_fact_source_ref(const struct gd_fact *fact);
-/* "file", "path", "env", "elf", "call", "derived", "option". */
+/* "file", "path", "env", "elf", "call", "derived", "option", "kb". */
 GD_API const char *gd_source_kind_name(enum gd_source_kind kind);
 
 /* ---- findings: what the rules concluded -------------------------------------------------------

@@ -67,6 +67,7 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     struct gd_probe_ctx ctx = { root, env, report, kb, opts && opts->calls };
     gd_probe_host(&ctx);
     gd_probe_kernel_module(&ctx);
+    gd_probe_gpus(&ctx);
     gd_probe_device_nodes(&ctx);
     gd_probe_driver_libs(&ctx);
     gd_probe_container(&ctx);

@@ -413,6 +413,8 @@ const char *gd_source_kind_name(enum gd_source_kind kind)
         return "derived";
     case GD_SOURCE_OPTION:
         return "option";
+    case GD_SOURCE_KB:
+        return "kb";
     }
     return "unknown";
 }

@@ -56,6 +56,9 @@ enum gd_status gd_find_site_packages(struct gd_probe_ctx *ctx, struct gd_strlist
 
 void gd_probe_host(struct gd_probe_ctx *ctx);
 void gd_probe_kernel_module(struct gd_probe_ctx *ctx);
+/* The GPUs the kernel module lists in /proc/driver/nvidia/gpus, each model's compute capability
+ * from the knowledge base (`gpus` table), and their count. */
+void gd_probe_gpus(struct gd_probe_ctx *ctx);
 void gd_probe_device_nodes(struct gd_probe_ctx *ctx);
 void gd_probe_driver_libs(struct gd_probe_ctx *ctx);
 void gd_probe_container(struct gd_probe_ctx *ctx);

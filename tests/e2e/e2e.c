@@ -433,21 +433,22 @@ static void check_invariants(struct json_object *findings)
     }
 }
 
-/* The fact `label` ("entity.fact") among the report's entities, or NULL. */
+/* The fact `label` ("entity.fact") among the report's entities, or NULL. Entity ids may hold
+ * dots themselves ("gpu:0000:01:00.0", "cudart:/usr/lib/libcudart.so.12"): every entity whose id
+ * and a dot begin the label is tried. */
 static struct json_object *entity_fact(struct json_object *report, const char *label)
 {
-    const char *dot = strchr(label, '.');
     struct json_object *entities = NULL, *facts = NULL, *fact = NULL;
-    if (!dot || !json_object_object_get_ex(report, "entities", &entities))
+    if (!json_object_object_get_ex(report, "entities", &entities))
         return NULL;
-    size_t idlen = (size_t)(dot - label);
     for (size_t i = 0; i < json_object_array_length(entities); i++) {
         struct json_object *e = json_object_array_get_idx(entities, i);
         const char *id = str_field(e, "id");
-        if (strlen(id) != idlen || strncmp(id, label, idlen) != 0)
+        size_t idlen = strlen(id);
+        if (strncmp(id, label, idlen) != 0 || label[idlen] != '.')
             continue;
         if (json_object_object_get_ex(e, "facts", &facts) &&
-            json_object_object_get_ex(facts, dot + 1, &fact))
+            json_object_object_get_ex(facts, label + idlen + 1, &fact))
             return fact;
     }
     return NULL;

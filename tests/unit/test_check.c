@@ -50,6 +50,21 @@ static int setup(void **state)
     tu_mkdirs(tree, "usr/local/cuda-11.8/lib64");
     tu_symlink(tree, "usr/local/cuda", "../../../../usr/local/cuda-12.4");
     tu_mkfifo(tree, "etc/modprobe.d/a-fifo.conf"); /* read before nvidia.conf */
+    /* GPUs as the kernel module lists them: a known model, an unknown one without a UUID, one
+     * whose file is missing, one whose file has no field gpudoctor reads, and a directory that
+     * is no PCI address. */
+    tu_write(tree, "proc/driver/nvidia/gpus/0000:01:00.0/information",
+             "Model: \t\t Tesla T4\nIRQ:   \t\t 90\n"
+             "GPU UUID: \t GPU-1b965d81-1d0f-6501-027c-1ecc1437f5ea\n"
+             "Video BIOS: \t 90.04.a7.00.01\nBus Type: \t PCIe\nDMA Size: \t 47 bits\n"
+             "DMA Mask: \t 0x7fffffffffff\nBus Location: \t 0000:01:00.0\n"
+             "Device Minor: \t 0\nGPU Excluded:\t No\n");
+    tu_write(tree, "proc/driver/nvidia/gpus/0000:02:00.0/information",
+             "Model: \t\t NVIDIA A10G\nBus Location: \t 0000:02:00.0\nDevice Minor: \t 1\n"
+             "GPU Excluded:\t Yes\n");
+    tu_mkdirs(tree, "proc/driver/nvidia/gpus/0000:03:00.0");
+    tu_write(tree, "proc/driver/nvidia/gpus/0000:04:00.0/information", "IRQ: 16\n");
+    tu_write(tree, "proc/driver/nvidia/gpus/not-a-gpu/information", "Model: NVIDIA L4\n");
     kb_dir = tu_mkdtemp("check-kb");
     tu_write(kb_dir, "env_values.json", "{\"table\": \"env_values\", \"format\": 1,}");
     return 0;
@@ -147,6 +162,91 @@ static void test_check(void **state)
     assert_int_equal(gd_options_set_env(o, "NOEQUALS"), GD_EINVAL);
     gd_options_free(o);
     gd_options_free(NULL);
+}
+
+static const struct gd_fact *fact(const struct gd_report *r, const char *entity, const char *name)
+{
+    const struct gd_entity *e = gd_report_entity(r, entity);
+    if (!e)
+        fail_msg("no entity %s", entity);
+    const struct gd_fact *f = gd_entity_fact(e, name);
+    if (!f)
+        fail_msg("no fact %s.%s", entity, name);
+    return f;
+}
+
+static void assert_fact(const struct gd_report *r, const char *entity, const char *name,
+                        enum gd_fact_state state, const char *value, const char *source_ref)
+{
+    const struct gd_fact *f = fact(r, entity, name);
+    if (gd_fact_state(f) != state)
+        fail_msg("%s.%s: state %d, want %d", entity, name, (int)gd_fact_state(f), (int)state);
+    if (value && (!gd_fact_value(f) || strcmp(gd_fact_value(f), value) != 0))
+        fail_msg("%s.%s = %s, want %s", entity, name, gd_fact_value(f), value);
+    if (source_ref && strcmp(gd_fact_source_ref(f), source_ref) != 0)
+        fail_msg("%s.%s from %s, want %s", entity, name, gd_fact_source_ref(f), source_ref);
+}
+
+/* The GPUs of /proc/driver/nvidia/gpus: facts of each, the compute capability from the KB
+ * (and from a --kb table that replaces it), and the count beside the device nodes' count. */
+static void test_gpus(void **state)
+{
+    (void)state;
+    struct gd_options *o = options();
+    struct gd_report *r = NULL;
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    const char *t4 = "/proc/driver/nvidia/gpus/0000:01:00.0/information";
+    assert_fact(r, "gpus", "count", GD_FACT_KNOWN, "4", "/proc/driver/nvidia/gpus");
+    assert_fact(r, "devices", "gpus.count", GD_FACT_KNOWN, "1", NULL);
+    assert_string_equal(gd_entity_kind(gd_report_entity(r, "gpu:0000:01:00.0")), "gpu");
+    assert_fact(r, "gpu:0000:01:00.0", "model", GD_FACT_KNOWN, "Tesla T4", t4);
+    assert_fact(r, "gpu:0000:01:00.0", "bus_id", GD_FACT_KNOWN, "0000:01:00.0", t4);
+    assert_fact(r, "gpu:0000:01:00.0", "uuid", GD_FACT_KNOWN,
+                "GPU-1b965d81-1d0f-6501-027c-1ecc1437f5ea", t4);
+    assert_fact(r, "gpu:0000:01:00.0", "minor", GD_FACT_KNOWN, "0", t4);
+    assert_fact(r, "gpu:0000:01:00.0", "excluded", GD_FACT_KNOWN, "false", t4);
+    assert_fact(r, "gpu:0000:01:00.0", "compute_capability", GD_FACT_KNOWN, "7.5",
+                "gpus: NVIDIA T4 (tensorrt-support-matrix)");
+    assert_int_equal(gd_fact_source_kind(fact(r, "gpu:0000:01:00.0", "compute_capability")),
+                     GD_SOURCE_KB);
+    /* Not in the table: absent, with the reason. */
+    assert_fact(r, "gpu:0000:02:00.0", "model", GD_FACT_KNOWN, "NVIDIA A10G", NULL);
+    assert_fact(r, "gpu:0000:02:00.0", "uuid", GD_FACT_ABSENT, NULL, NULL);
+    assert_fact(r, "gpu:0000:02:00.0", "excluded", GD_FACT_KNOWN, "true", NULL);
+    assert_fact(r, "gpu:0000:02:00.0", "compute_capability", GD_FACT_ABSENT, NULL, "gpus");
+    assert_string_equal(gd_fact_reason(fact(r, "gpu:0000:02:00.0", "compute_capability")),
+                        "the model is not in the gpus table");
+    /* No information file: the bus id from the directory, nothing else known. */
+    assert_fact(r, "gpu:0000:03:00.0", "bus_id", GD_FACT_KNOWN, "0000:03:00.0",
+                "/proc/driver/nvidia/gpus/0000:03:00.0");
+    assert_fact(r, "gpu:0000:03:00.0", "model", GD_FACT_ABSENT, NULL, NULL);
+    assert_null(gd_entity_fact(gd_report_entity(r, "gpu:0000:03:00.0"), "uuid"));
+    assert_fact(r, "gpu:0000:03:00.0", "compute_capability", GD_FACT_ABSENT, NULL, NULL);
+    assert_string_equal(gd_fact_reason(fact(r, "gpu:0000:03:00.0", "compute_capability")),
+                        "the GPU model is not known");
+    /* A file without any field read: every fact absent. */
+    assert_fact(r, "gpu:0000:04:00.0", "model", GD_FACT_ABSENT, NULL, NULL);
+    assert_fact(r, "gpu:0000:04:00.0", "minor", GD_FACT_ABSENT, NULL, NULL);
+    assert_null(gd_report_entity(r, "gpu:not-a-gpu"));
+    gd_report_free(r);
+
+    /* A --kb gpus table replaces the embedded one: its rows decide, a bad cc is refused. */
+    char *dir = tu_mkdtemp("check-kb-gpus");
+    tu_write(dir, "gpus.json",
+             "{\"table\": \"gpus\", \"format\": 1, \"sources\": {\"me\": {\"url\": "
+             "\"https://example.org/\"}}, \"rows\": [{\"name\": \"NVIDIA A10G\", \"cc\": "
+             "\"8.6\", \"source\": \"me\"}, {\"name\": \"NVIDIA T4\", \"cc\": \"7.5x\", "
+             "\"source\": \"me\"}]}");
+    assert_int_equal(gd_options_set_kb_dir(o, dir), GD_OK);
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    assert_fact(r, "gpu:0000:02:00.0", "compute_capability", GD_FACT_KNOWN, "8.6",
+                "gpus: NVIDIA A10G (me)");
+    assert_fact(r, "gpu:0000:01:00.0", "compute_capability", GD_FACT_UNKNOWN, NULL,
+                "gpus: NVIDIA T4 (me)");
+    gd_report_free(r);
+    gd_options_free(o);
+    tu_rmtree(dir);
+    free(dir);
 }
 
 /* The finding ids of `r` in order, one string. */
@@ -247,6 +347,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_env_file),
+        cmocka_unit_test(test_gpus),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -272,10 +272,15 @@ static void test_names(void **state)
         enum gd_source_kind kind;
         const char *name;
     } kinds[] = {
-        { GD_SOURCE_FILE, "file" },     { GD_SOURCE_PATH, "path" },
-        { GD_SOURCE_ENV, "env" },       { GD_SOURCE_ELF, "elf" },
-        { GD_SOURCE_CALL, "call" },     { GD_SOURCE_DERIVED, "derived" },
-        { GD_SOURCE_OPTION, "option" }, { (enum gd_source_kind)42, "unknown" },
+        { GD_SOURCE_FILE, "file" },
+        { GD_SOURCE_PATH, "path" },
+        { GD_SOURCE_ENV, "env" },
+        { GD_SOURCE_ELF, "elf" },
+        { GD_SOURCE_CALL, "call" },
+        { GD_SOURCE_DERIVED, "derived" },
+        { GD_SOURCE_OPTION, "option" },
+        { GD_SOURCE_KB, "kb" },
+        { (enum gd_source_kind)42, "unknown" },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         assert_string_equal(gd_source_kind_name(kinds[i].kind), kinds[i].name);
