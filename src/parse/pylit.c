@@ -58,9 +58,11 @@ static bool name_char(unsigned char c)
     return name_start(c) || (c >= '0' && c <= '9');
 }
 
+/* A comment runs to the end of its line; a NUL stops it, to be read as the error it is (CPython
+ * refuses a NUL anywhere in the source, comments included). */
 static void skip_comment(struct lexer *lx)
 {
-    while (lx->pos < lx->n && !newline_at(lx, lx->pos))
+    while (lx->pos < lx->n && !newline_at(lx, lx->pos) && lx->p[lx->pos] != '\0')
         lx->pos++;
 }
 
@@ -1137,7 +1139,7 @@ static void parse_import(struct parser *p)
             advance(p); /* "import a.b.c" binds "a" */
         if (is_name(p, "as")) {
             advance(p);
-            if (p->tok.kind != T_NAME)
+            if (!target(p))
                 break;
             bound = p->tok;
             advance(p);

@@ -177,7 +177,7 @@ static const struct syntax_case syntax[] = {
      * targets; an annotation alone binds nothing. */
     { "x = 1\nx += 1\ny = 2\nimport y.z as q, y\nz = 3\ndef z(): pass\nw = 4\nclass w: pass\n"
       "v: int\nu = t = 5\na, *b = 6, 7\nc = 8; c = 9\nfrom .m import (e,\n  f as g)\n"
-      "async def h(): pass\n",
+      "async def h(): pass\nimport k as if\n",
       "x = 1\nx = <x += 1>\ny = 2\nq = <import y.z as q, y>\ny = <import y.z as q, y>\nz = 3\n"
       "z = <def z>\nw = 4\nw = <class w>\nu = 5\nt = 5\na = <a, *b = 6, 7>\nb = <a, *b = 6, 7>\n"
       "c = 8\nc = 9\ne = <from .m import (e,\n  f as g)>\ng = <from .m import (e,\n  f as g)>\n"
@@ -241,6 +241,14 @@ static void test_nul_bytes(void **state)
     assert_string_equal(got, "a = 1\nc = 3\nd = 4\ne = '\\x00'\n");
     assert_int_equal(gd_pylit_error_line(f), 2);
     assert_int_equal(gd_pylit_get(f, "e")->n, 1);
+    free(got);
+    gd_pylit_free(f);
+    /* In a comment too. */
+    static const char comment[] = "a = (1,  # \0\n 2)\nb = 2\n# \0\nc = 3\n";
+    f = parse_n(comment, sizeof comment - 1);
+    got = dump(f);
+    assert_string_equal(got, "b = 2\nc = 3\n");
+    assert_int_equal(gd_pylit_error_line(f), 1);
     free(got);
     gd_pylit_free(f);
     /* The length given is respected: a value cut by it is not read past its end. */
