@@ -813,6 +813,9 @@ static void parse_dict(struct parser *p, size_t depth, size_t start, struct gd_p
  * (key, value) pairs. False when it is neither. */
 static bool push_pairs(struct parser *p, const struct gd_pylit *arg)
 {
+    /* n counts the bytes of a STR or an OTHER, not items: only displays are walked. */
+    if (arg->kind != GD_PYLIT_DICT && arg->kind != GD_PYLIT_LIST)
+        return false;
     for (size_t i = 0; i < arg->n && p->st == GD_OK; i++) {
         const struct gd_pylit *it = &arg->items[i];
         if (arg->kind == GD_PYLIT_DICT) {
@@ -824,7 +827,7 @@ static bool push_pairs(struct parser *p, const struct gd_pylit *arg)
             return false;
         }
     }
-    return arg->kind == GD_PYLIT_DICT || arg->kind == GD_PYLIT_LIST;
+    return true;
 }
 
 /* After "dict(" or "OrderedDict(": one optional positional argument, then NAME=value ones. */

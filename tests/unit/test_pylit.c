@@ -165,11 +165,13 @@ static const struct syntax_case syntax[] = {
     /* Expressions that are not literals. */
     { "u = a + 1\nt = f(1)\ns = {1, 2}\nr = [i for i in y]\nq = {**z}\np = [*y]\no = \"a\" % 1\n"
       "n = lambda: 0\nm = x.y\nk = -x\nj = {'k': lambda x: x, 'l': 1}\ni = {1: 'int key'}\n"
-      "h = dict(a=1)['a']\ng = OrderedDict([('a', 1), ('b',)])\nf = {'a\\x00b': 1}\n"
+      "h = dict(a=1)['a']\ng = OrderedDict([('a', 1), ('b',)])\nl = dict('abc')\nm = dict(1)\nf = "
+      "{'a\\x00b': 1}\n"
       "e = (x for x in y)\nd = collections.abc\nc = dict\nb = *a, 1\na = x if y else z\n",
       "u = <a + 1>\nt = <f(1)>\ns = <{1, 2}>\nr = <[i for i in y]>\nq = <{**z}>\np = <[*y]>\n"
       "o = <\"a\" % 1>\nn = <lambda: 0>\nm = <x.y>\nk = <-x>\nj = {'k': <lambda x: x>, 'l': 1}\n"
       "i = <{1: 'int key'}>\nh = <dict(a=1)['a']>\ng = <OrderedDict([('a', 1), ('b',)])>\n"
+      "l = <dict('abc')>\nm = <dict(1)>\n"
       "f = <{'a\\x00b': 1}>\ne = <(x for x in y)>\nd = <collections.abc>\nc = <dict>\n"
       "b = <*a, 1>\na = <x if y else z>\n",
       0 },
