@@ -132,7 +132,9 @@ static void lex_string(struct lexer *lx, struct tok *t, size_t q, unsigned flags
         char c = lx->p[i];
         size_t nl = newline_at(lx, i);
         if (c == '\\' && i + 1 < lx->n) {
-            /* An escaped character never ends the string, even in a raw one. */
+            /* An escaped character never ends the string, even in a raw one; an escaped NUL is
+             * a NUL in the source all the same. */
+            nul |= lx->p[i + 1] == '\0';
             size_t enl = newline_at(lx, i + 1);
             lx->line += enl != 0;
             i += enl ? 1 + enl : 2;

@@ -237,7 +237,7 @@ static void test_syntax(void **state)
 static void test_nul_bytes(void **state)
 {
     (void)state;
-    static const char src[] = "a = 1\nb = \"x\0y\"\nc = 3\n\0\nd = 4\ne = '\\x00'";
+    static const char src[] = "a = 1\nb = \"x\0y\"\nc = 3\n\0\nd = 4\ne = '\\x00'\nf = '\\\0'r";
     struct gd_pylit_file *f = parse_n(src, sizeof src - 1);
     char *got = dump(f);
     assert_string_equal(got, "a = 1\nc = 3\nd = 4\ne = '\\x00'\n");
