@@ -21,6 +21,7 @@ struct tok {
     size_t line;           /* 1-based line of its start */
     size_t depth;          /* bracket depth before it */
     bool indented;         /* its logical line starts after white space */
+    char op[4];            /* OP: its text, NUL-terminated (operators have 1 to 3 bytes) */
     unsigned flags;        /* STRING: S_* */
     size_t body, body_end; /* STRING: the text between the quotes */
 };
@@ -180,19 +181,26 @@ static void lex_number(struct lexer *lx)
     lx->pos = i;
 }
 
-static void lex_op(struct lexer *lx)
+/* An operator or delimiter, the longest that matches; any other byte is one of its own. */
+static void lex_op(struct lexer *lx, struct tok *t)
 {
-    static const char *const ops[] = { "**=", "//=", ">>=", "<<=", "...", "==", "!=", "<=",
-                                       ">=",  "->",  "+=",  "-=",  "*=",  "/=", "%=", "&=",
-                                       "|=",  "^=",  "@=",  ":=",  "**",  "//", "<<", ">>" };
+    static const char ops[][4] = { "**=", "//=", ">>=", "<<=", "...", "==", "!=", "<=",
+                                   ">=",  "->",  "+=",  "-=",  "*=",  "/=", "%=", "&=",
+                                   "|=",  "^=",  "@=",  ":=",  "**",  "//", "<<", ">>" };
+    const char *at = lx->p + lx->pos;
+    size_t left = lx->n - lx->pos, len = 1;
     for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
-        size_t len = strlen(ops[k]);
-        if (lx->pos + len <= lx->n && memcmp(lx->p + lx->pos, ops[k], len) == 0) {
-            lx->pos += len;
-            return;
+        size_t n = ops[k][2] ? 3 : 2;
+        if (ops[k][0] == at[0] && n <= left && memcmp(at, ops[k], n) == 0) {
+            len = n;
+            break;
         }
     }
-    char c = lx->p[lx->pos++];
+    memcpy(t->op, at, len);
+    lx->pos += len;
+    char c = at[0];
+    if (len > 1)
+        return;
     if (c == '(' || c == '[' || c == '{') {
         if (lx->depth++ == 0)
             lx->open_line = lx->line;
@@ -289,7 +297,7 @@ static void lex(struct lexer *lx, struct tok *t)
             lx->pos++;
         } else {
             t->kind = T_OP;
-            lex_op(lx);
+            lex_op(lx, t);
         }
         t->end = lx->pos;
         lx->pending = true;
@@ -355,7 +363,7 @@ static bool text_is(const struct parser *p, const struct tok *t, const char *s)
 
 static bool is_op(const struct parser *p, const char *op)
 {
-    return p->tok.kind == T_OP && text_is(p, &p->tok, op);
+    return p->tok.kind == T_OP && strcmp(p->tok.op, op) == 0;
 }
 
 static bool is_name(const struct parser *p, const char *name)
@@ -363,14 +371,21 @@ static bool is_name(const struct parser *p, const char *name)
     return p->tok.kind == T_NAME && text_is(p, &p->tok, name);
 }
 
+/* A one-byte operator of `set` (strchr would also find the NUL, which no operator is). */
+static bool op_in(const struct parser *p, const char *set)
+{
+    const struct tok *t = &p->tok;
+    return t->kind == T_OP && t->op[0] && !t->op[1] && strchr(set, t->op[0]);
+}
+
 static bool opener(const struct parser *p)
 {
-    return is_op(p, "(") || is_op(p, "[") || is_op(p, "{");
+    return op_in(p, "([{");
 }
 
 static bool closer(const struct parser *p)
 {
-    return is_op(p, ")") || is_op(p, "]") || is_op(p, "}");
+    return op_in(p, ")]}");
 }
 
 static bool line_end(const struct parser *p)
@@ -395,7 +410,7 @@ static bool peek_op(const struct parser *p, const char *op)
     struct lexer lx = p->lx;
     struct tok t;
     lex(&lx, &t);
-    return t.kind == T_OP && text_is(p, &t, op);
+    return t.kind == T_OP && strcmp(t.op, op) == 0;
 }
 
 static bool peek_number(const struct parser *p)
