@@ -48,6 +48,12 @@ static size_t newline_at(const struct lexer *lx, size_t i)
     return i + 1 < lx->n && lx->p[i + 1] == '\n' ? 2 : 1;
 }
 
+static bool blank(const struct lexer *lx)
+{
+    return lx->pos < lx->n &&
+           (lx->p[lx->pos] == ' ' || lx->p[lx->pos] == '\t' || lx->p[lx->pos] == '\f');
+}
+
 static bool name_start(unsigned char c)
 {
     /* Bytes of a UTF-8 sequence count as letters: Python identifiers may be non-ASCII. */
@@ -73,7 +79,7 @@ static void start_line(struct lexer *lx)
 {
     for (;;) {
         size_t col = 0;
-        while (lx->pos < lx->n && strchr(" \t\f", lx->p[lx->pos]) && lx->p[lx->pos]) {
+        while (blank(lx)) {
             col = lx->p[lx->pos] == '\f' ? 0 : col + 1;
             lx->pos++;
         }
@@ -241,67 +247,83 @@ static void lex_end(struct lexer *lx, struct tok *t)
     }
 }
 
-static void lex(struct lexer *lx, struct tok *t)
+/* Skip blanks, comments and joined line breaks up to the next token. True when, instead, a
+ * line break ends the logical line there (a NEWLINE token). */
+static bool skip_to_token(struct lexer *lx)
 {
     for (;;) {
         if (lx->line_start)
             start_line(lx);
-        while (lx->pos < lx->n && strchr(" \t\f", lx->p[lx->pos]) && lx->p[lx->pos])
+        while (blank(lx))
             lx->pos++;
-        memset(t, 0, sizeof *t);
-        t->start = t->end = lx->pos;
-        t->line = lx->line;
-        t->depth = lx->depth;
-        t->indented = lx->indented;
-        if (lx->pos >= lx->n) {
-            lex_end(lx, t);
-            return;
-        }
-        unsigned char c = (unsigned char)lx->p[lx->pos];
+        if (lx->pos >= lx->n)
+            return false;
         size_t nl = newline_at(lx, lx->pos);
-        if (c == '#') {
+        if (lx->p[lx->pos] == '#') {
             skip_comment(lx);
-            continue;
-        }
-        if (nl) {
+        } else if (nl) {
             lx->pos += nl;
             lx->line++;
             if (lx->depth)
                 continue; /* implicit line joining inside brackets */
             lx->line_start = true;
-            if (!lx->pending)
-                continue;
-            lx->pending = false;
-            t->kind = T_NEWLINE;
-            return;
-        }
-        if (c == '\\') {
-            size_t enl = newline_at(lx, lx->pos + 1);
-            lx->pos += 1 + enl;
-            if (enl) {
-                lx->line++; /* explicit line joining */
-                continue;
-            }
-            t->kind = T_ERROR; /* a backslash must end its line outside strings */
-        } else if (c == '\'' || c == '"') {
-            lex_string(lx, t, lx->pos, 0);
-        } else if (name_start(c)) {
-            lex_name(lx, t);
-        } else if ((c >= '0' && c <= '9') ||
-                   (c == '.' && lx->pos + 1 < lx->n && lx->p[lx->pos + 1] >= '0' &&
-                    lx->p[lx->pos + 1] <= '9')) {
-            t->kind = T_NUMBER;
-            lex_number(lx);
-        } else if (c == '\0') {
-            t->kind = T_ERROR; /* CPython refuses source holding a NUL */
-            lx->pos++;
+            if (lx->pending)
+                return true;
+        } else if (lx->p[lx->pos] == '\\' && newline_at(lx, lx->pos + 1)) {
+            lx->pos += 1 + newline_at(lx, lx->pos + 1); /* explicit line joining */
+            lx->line++;
         } else {
-            t->kind = T_OP;
-            lex_op(lx, t);
+            return false;
         }
+    }
+}
+
+static bool number_start(const struct lexer *lx)
+{
+    const char *p = lx->p + lx->pos;
+    size_t left = lx->n - lx->pos;
+    return (p[0] >= '0' && p[0] <= '9') || (p[0] == '.' && left > 1 && p[1] >= '0' && p[1] <= '9');
+}
+
+/* The token at lx->pos (there is one). */
+static void lex_token(struct lexer *lx, struct tok *t)
+{
+    unsigned char c = (unsigned char)lx->p[lx->pos];
+    if (c == '\'' || c == '"') {
+        lex_string(lx, t, lx->pos, 0);
+    } else if (name_start(c)) {
+        lex_name(lx, t);
+    } else if (number_start(lx)) {
+        t->kind = T_NUMBER;
+        lex_number(lx);
+    } else if (c == '\0' || c == '\\') {
+        /* CPython refuses source holding a NUL, and a backslash must end its line outside
+         * strings. */
+        t->kind = T_ERROR;
+        lx->pos++;
+    } else {
+        t->kind = T_OP;
+        lex_op(lx, t);
+    }
+}
+
+static void lex(struct lexer *lx, struct tok *t)
+{
+    bool newline = skip_to_token(lx);
+    memset(t, 0, sizeof *t);
+    t->start = t->end = lx->pos;
+    t->line = lx->line;
+    t->depth = lx->depth;
+    t->indented = lx->indented;
+    if (newline) {
+        lx->pending = false;
+        t->kind = T_NEWLINE;
+    } else if (lx->pos >= lx->n) {
+        lex_end(lx, t);
+    } else {
+        lex_token(lx, t);
         t->end = lx->pos;
         lx->pending = true;
-        return;
     }
 }
 
