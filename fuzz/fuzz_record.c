@@ -8,7 +8,8 @@
  * AddressSanitizer proves the NUL lies inside the parser's buffer) and without a line break;
  * a size is -1 or non-negative; no more calls than lines, none after one returned false. A
  * METADATA field found is terminated inside exact-size buffers of 1 to 64 bytes, non-empty,
- * trimmed, a piece of the input; one not found leaves the buffer untouched. A dist-info name
+ * trimmed, a piece of the input once its line breaks are removed (a folded field is unfolded);
+ * one not found leaves the buffer untouched. A dist-info name
  * that parses gives a name and a version terminated inside exact-size buffers, non-empty, and
  * NAME-VERSION.dist-info gives back the directory name; the name has no '-'.
  */
@@ -90,9 +91,24 @@ static bool space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
+/* The input without its CR and LF bytes (new memory, free()): unfolded values are pieces of it. */
+static uint8_t *without_breaks(const uint8_t *data, size_t size, size_t *n)
+{
+    uint8_t *out = malloc(size ? size : 1);
+    *n = 0;
+    for (size_t i = 0; out && i < size; i++)
+        if (data[i] != '\r' && data[i] != '\n')
+            out[(*n)++] = data[i];
+    return out;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
+    size_t flat_size;
+    uint8_t *flat = without_breaks(data, size, &flat_size);
+    if (!flat)
+        return 0;
     size_t lines = 0;
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
@@ -105,14 +121,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
             char *buf = malloc(sizes[i]);
-            if (!buf)
+            if (!buf) {
+                free(flat);
                 return 0;
+            }
             memset(buf, 0x5a, sizes[i]);
             if (gd_metadata_field(text, size, fields[f], buf, sizes[i])) {
                 size_t n = fuzz_strnlen(buf, sizes[i]);
                 FUZZ_CHECK(n > 0 && n < sizes[i]);
                 FUZZ_CHECK(!space(buf[0]) && !space(buf[n - 1]));
-                FUZZ_CHECK(contains(data, size, buf, n));
+                FUZZ_CHECK(contains(flat, flat_size, buf, n));
             } else {
                 for (size_t k = 0; k < sizes[i]; k++)
                     FUZZ_CHECK(buf[k] == 0x5a);
@@ -120,6 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(buf);
         }
     }
+
+    free(flat);
 
     char *dir = fuzz_cstr(data, size);
     if (dir)

@@ -1,6 +1,7 @@
 #include "parse/record.h"
 
 #include "core/str.h"
+#include "parse/pymeta.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -97,25 +98,32 @@ bool gd_dist_info_name(const char *dir, char *name, size_t name_size, char *vers
     return true;
 }
 
+struct field_find {
+    const char *want;
+    size_t n;
+    bool found;
+    struct gd_span raw;
+};
+
+static bool find_field(void *user, const struct gd_pymeta_field *f)
+{
+    struct field_find *ff = user;
+    if (f->name.n != ff->n)
+        return true;
+    /* Field names are case-insensitive (core metadata follows RFC 822 headers). */
+    for (size_t i = 0; i < ff->n; i++)
+        if (gd_to_lower(f->name.p[i]) != gd_to_lower(ff->want[i]))
+            return true;
+    ff->found = true;
+    ff->raw = f->raw;
+    return false;
+}
+
 bool gd_metadata_field(const char *data, size_t len, const char *field, char *buf, size_t size)
 {
-    size_t n = strlen(field);
-    const char *cur = data, *end = data + len;
-    struct gd_span line;
-    while (gd_next_line(&cur, end, &line)) {
-        if (line.n == 0)
-            return false; /* the body starts */
-        /* Field names are case-insensitive (core metadata follows RFC 822 headers). */
-        bool same = line.n > n && line.p[n] == ':';
-        for (size_t i = 0; same && i < n; i++)
-            same = gd_to_lower(line.p[i]) == gd_to_lower(field[i]);
-        if (same) {
-            struct gd_span v = gd_span_trim((struct gd_span){ line.p + n + 1, line.n - n - 1 });
-            if (v.n == 0 || v.n >= size || memchr(v.p, '\0', v.n))
-                return false;
-            gd_span_copy(v, buf, size);
-            return true;
-        }
-    }
-    return false;
+    /* The same header walk as gd_pymeta_parse: continuation lines, CR line ends and the end of
+     * the headers are read as Python's email parser reads them. */
+    struct field_find ff = { field, strlen(field), false, { NULL, 0 } };
+    gd_pymeta_fields(data, len, find_field, &ff);
+    return ff.found && gd_pymeta_value(ff.raw, buf, size);
 }

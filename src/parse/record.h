@@ -20,9 +20,10 @@ void gd_parse_record(const char *data, size_t len, gd_record_fn fn, void *user);
 bool gd_dist_info_name(const char *dir, char *name, size_t name_size, char *version,
                        size_t version_size);
 
-/* A header field of a METADATA file (core metadata, RFC 822 style: "Name: nvidia-cudnn-cu12"),
- * copied into `buf`; only the headers before the first blank line count. Leaves `buf` alone
- * and returns false when absent. */
+/* The first header field named `field` (case-insensitive) of a METADATA file (core metadata,
+ * RFC 822 style: "Name: nvidia-cudnn-cu12"), unfolded and trimmed into `buf`; only the headers
+ * count (parse/pymeta.h says where they end). Leaves `buf` alone and returns false when the
+ * field is absent, or its value empty, holds a NUL or does not fit. */
 bool gd_metadata_field(const char *data, size_t len, const char *field, char *buf, size_t size);
 
 #endif

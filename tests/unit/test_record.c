@@ -166,6 +166,20 @@ static void test_metadata_field(void **state)
     assert_false(gd_metadata_field("", 0, "Name", buf, sizeof buf));
     static const char nul[] = "Name: a\0b\n";
     assert_false(gd_metadata_field(nul, sizeof nul - 1, "Name", buf, sizeof buf));
+    /* Read as Python's email parser reads headers: a folded value is unfolded; a lone CR ends a
+     * line; a line that is neither a field nor a continuation ends the headers. */
+    static const char folded[] = "Name: a\n  b\nSummary: x\rVersion: 2\r\rLicense: body\n";
+    assert_true(gd_metadata_field(folded, sizeof folded - 1, "Name", buf, sizeof buf));
+    assert_string_equal(buf, "a  b");
+    assert_true(gd_metadata_field(folded, sizeof folded - 1, "Version", buf, sizeof buf));
+    assert_string_equal(buf, "2");
+    assert_false(gd_metadata_field(folded, sizeof folded - 1, "License", buf, sizeof buf));
+    static const char nofield[] = "Name: a\nnot a header\nVersion: 2\n";
+    assert_false(gd_metadata_field(nofield, sizeof nofield - 1, "Version", buf, sizeof buf));
+    /* The first field of a name counts, even when it does not fit. */
+    assert_false(
+        gd_metadata_field("Version: 123456\nVersion: 1\n", 27, "Version", tiny, sizeof tiny));
+    assert_string_equal(tiny, "xxxxx");
 }
 
 int main(void)
