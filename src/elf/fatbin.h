@@ -6,9 +6,9 @@
  * device" means, so this list predicts that error before anything runs.
  *
  * Reads container and entry headers only, never a payload, through the ELF reader's page cache:
- * libcublasLt.so.13 (517 MiB, 2,782 containers, 5,737 entries) costs one page read per entry or
- * so, however large the payloads. The format as implemented, with the public source of each fact
- * and what is not understood, is in docs/fatbin.md.
+ * libcublasLt.so.13 (517 MiB, 2,782 containers, 5,737 entries) costs 2,462 page reads of 4 KiB,
+ * about one per header however large the payloads. The format as implemented, with the public
+ * source of each fact and what is not understood, is in docs/fatbin.md.
  *
  * Untrusted input: every size is checked against its container and section, every step moves
  * forward by at least a header, and the walk is capped, so hostile bytes end in a status or in
@@ -25,17 +25,20 @@
 
 /* Caps on what a hostile section can make us walk or allocate; past one the walk stops and the
  * result is `partial`. Real libraries stay far below: libcublasLt.so.13 has 2,782 containers,
- * 5,737 entries and 15 distinct architectures. */
+ * 5,737 entries and 11 distinct architectures. */
 #define GD_FATBIN_MAX_CONTAINERS 65536
 #define GD_FATBIN_MAX_ENTRIES    262144
 #define GD_FATBIN_MAX_ARCHS      256
 /* Zero bytes skipped between two containers (alignment padding; none seen in CUDA 13's files). */
 #define GD_FATBIN_MAX_PADDING 4096
 
-/* Flavours of an architecture, from its entries' flags (CUDA 12.9 and later). */
-#define GD_FATBIN_PLAIN         1u /* sm_90: runs on 9.x devices of a minor >= 0 (SASS) */
-#define GD_FATBIN_ARCH_SPECIFIC 2u /* sm_90a: this exact compute capability only */
-#define GD_FATBIN_FAMILY        4u /* sm_100f: the devices of its family (10.0 and 10.3) */
+/* Flavours of an architecture, from its entries' flags (docs/fatbin.md). Which devices each
+ * serves is NVIDIA's rule (CUDA Programming Guide, compute capabilities): SASS sm_86 runs on 8.6
+ * and later 8.x, PTX compute_86 is compiled for 8.6 and every later device; an arch-specific
+ * sm_90a serves 9.0 alone, a family-specific sm_100f its family (10.0 and 10.3). */
+#define GD_FATBIN_PLAIN         1u
+#define GD_FATBIN_ARCH_SPECIFIC 2u /* the "a" targets, CUDA 12.0 and later */
+#define GD_FATBIN_FAMILY        4u /* the "f" targets, CUDA 12.9 and later */
 
 struct gd_fatbin_arch {
     unsigned sm;       /* 80 for sm_80 / compute_80 */
