@@ -730,7 +730,7 @@ enum gd_status gd_elf_read_file_ex(struct gd_os_file *f, unsigned long long size
         }
         size = st.size;
     }
-    struct gd_elf_source src = { file_read, f, size };
+    struct gd_elf_source src = gd_elf_source_file(f, size);
     return gd_elf_read_ex(&src, what, pages, out);
 }
 
@@ -739,28 +739,70 @@ enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out)
     return gd_elf_read_file_ex(f, 0, GD_ELF_ALL, NULL, out);
 }
 
-struct memory {
-    const unsigned char *data;
-    size_t len;
-};
+struct gd_elf_source gd_elf_source_file(struct gd_os_file *f, unsigned long long size)
+{
+    struct gd_elf_source src = { file_read, f, size };
+    return src;
+}
 
 static enum gd_status memory_read(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
 {
-    const struct memory *m = ctx;
+    const struct gd_elf_memory *m = ctx;
     *got = 0;
     if (offset >= m->len)
         return GD_OK;
     size_t take = m->len - (size_t)offset < n ? m->len - (size_t)offset : n;
-    memcpy(buf, m->data + offset, take);
+    memcpy(buf, (const unsigned char *)m->data + offset, take);
     *got = take;
     return GD_OK;
 }
 
+struct gd_elf_source gd_elf_source_memory(struct gd_elf_memory *m)
+{
+    struct gd_elf_source src = { memory_read, m, m->len };
+    return src;
+}
+
 enum gd_status gd_elf_read_memory(const void *data, size_t len, struct gd_elf **out)
 {
-    struct memory m = { data, len };
-    struct gd_elf_source src = { memory_read, &m, len };
+    struct gd_elf_memory m = { data, len };
+    struct gd_elf_source src = gd_elf_source_memory(&m);
     return gd_elf_read(&src, out);
+}
+
+struct gd_elf_pager {
+    struct gd_elf_source src; /* the reader points here: a copy, so the caller's may go */
+    struct reader r;
+    struct gd_elf_pages pages;
+};
+
+enum gd_status gd_elf_pager_new(const struct gd_elf_source *src, struct gd_elf_pager **out)
+{
+    *out = NULL;
+    struct gd_elf_pager *p = gd_malloc(sizeof *p);
+    if (!p)
+        return GD_ENOMEM;
+    p->src = *src;
+    for (unsigned i = 0; i < CACHE_PAGES; i++)
+        p->pages.page[i].valid = false;
+    p->r = (struct reader){ &p->src, p->pages.page, 0, 0, false, 0 };
+    *out = p;
+    return GD_OK;
+}
+
+enum gd_status gd_elf_pager_read(struct gd_elf_pager *p, uint64_t offset, void *buf, size_t n)
+{
+    return read_at(&p->r, offset, buf, n);
+}
+
+unsigned gd_elf_pager_page_reads(const struct gd_elf_pager *p)
+{
+    return p->r.page_reads;
+}
+
+void gd_elf_pager_free(struct gd_elf_pager *p)
+{
+    gd_free(p);
 }
 
 void gd_elf_free(struct gd_elf *elf)

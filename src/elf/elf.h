@@ -93,6 +93,28 @@ struct gd_elf_pages;
 struct gd_elf_pages *gd_elf_pages_new(void);
 void gd_elf_pages_free(struct gd_elf_pages *pages);
 
+/* Sources over an open file of `size` bytes (the file stays the caller's) and over memory: `*m`
+ * must outlive the source, which only points at it. */
+struct gd_elf_memory {
+    const void *data;
+    size_t len;
+};
+struct gd_elf_source gd_elf_source_file(struct gd_os_file *f, unsigned long long size);
+struct gd_elf_source gd_elf_source_memory(struct gd_elf_memory *m);
+
+/* Reads at any offset of a source through a page cache of its own: what gd_elf_read does inside,
+ * for readers of structures that an ELF only points at (the fatbin containers of a section), so
+ * that they too cost a few page reads however large the file. */
+struct gd_elf_pager;
+/* On GD_OK `*out` is new (gd_elf_pager_free); the source is copied, its ctx only borrowed. */
+enum gd_status gd_elf_pager_new(const struct gd_elf_source *src, struct gd_elf_pager **out);
+/* Copy exactly `n` bytes at `offset`: GD_ETRUNCATED when they run past the source's size or the
+ * source ends early; the source's own status when its read fails. */
+enum gd_status gd_elf_pager_read(struct gd_elf_pager *p, uint64_t offset, void *buf, size_t n);
+/* GD_ELF_PAGE-byte pages read from the source so far. */
+unsigned gd_elf_pager_page_reads(const struct gd_elf_pager *p);
+void gd_elf_pager_free(struct gd_elf_pager *p);
+
 /* `pages` NULL: the read allocates its own. */
 enum gd_status gd_elf_read_ex(const struct gd_elf_source *src, unsigned what,
                               struct gd_elf_pages *pages, struct gd_elf **out);
