@@ -93,7 +93,8 @@ static enum gd_status seen(struct finder *f, enum gd_status s)
     return s;
 }
 
-static bool pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool pathf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static bool pathf(char *buf, size_t size, const char *fmt, ...)
 {
     va_list ap;
@@ -219,6 +220,7 @@ static void env_free(struct gd_pyenv *e)
     gd_free(e->found_ref);
     gd_free(e->version_ref);
     gd_free(e->venv_cfg);
+    gd_free(e->venv_home);
     gd_free(e->base_python);
 }
 
@@ -609,9 +611,8 @@ static void fill(struct finder *f, struct gd_pyenv *e, const struct cand *c)
         else if (e->kind == GD_PYENV_SYSTEM && in_pyenv(f, e->prefix))
             e->kind = GD_PYENV_PYENV;
     }
-    char *home = NULL;
     if (e->venv_cfg)
-        read_cfg(f, e, &home);
+        read_cfg(f, e, &e->venv_home);
     set_version(f, e, c->version, c->version_kind, c->version_ref);
     if (!e->version && e->kind == GD_PYENV_PYENV)
         dir_name_version(f, e);
@@ -626,8 +627,7 @@ static void fill(struct finder *f, struct gd_pyenv *e, const struct cand *c)
     else if (e->kind != GD_PYENV_USER)
         find_python(f, e);
     if (e->venv_cfg)
-        find_base(f, e, home);
-    gd_free(home);
+        find_base(f, e, e->venv_home);
     compute_sites(f, e);
 }
 
@@ -910,8 +910,8 @@ static void sysvers_add(struct sysvers *s, const char *v, const char *where)
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->items[i].v, v) == 0)
             return;
-    if (s->n < SYS_VERSIONS_MAX && pathf(s->items[s->n].where, sizeof s->items[s->n].where, "%s",
-                                         where)) {
+    if (s->n < SYS_VERSIONS_MAX &&
+        pathf(s->items[s->n].where, sizeof s->items[s->n].where, "%s", where)) {
         snprintf(s->items[s->n].v, VERSION_MAX, "%s", v);
         s->n++;
     }
@@ -1314,8 +1314,8 @@ static void setup(struct finder *f)
     const char *pyenv_root = gd_env_get(env, "PYENV_ROOT");
     for (size_t h = 0; h <= f->homes.count && alive(f); h++) {
         bool var = h == f->homes.count;
-        if (var ? !(pyenv_root && pyenv_root[0] == '/' && pathf(path, sizeof path, "%s",
-                                                                   pyenv_root))
+        if (var ? !(pyenv_root && pyenv_root[0] == '/' &&
+                    pathf(path, sizeof path, "%s", pyenv_root))
                 : !pathf(path, sizeof path, "%s/.pyenv", f->homes.items[h]))
             continue;
         char *real = is_dir(f, path) ? canon(f, path, NULL) : NULL;

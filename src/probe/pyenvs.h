@@ -15,8 +15,8 @@
  *      on the live machine, then $PYENV_ROOT/version);
  *   4. conda: the root of CONDA_EXE, MAMBA_ROOT_PREFIX, miniconda3, anaconda3, miniforge3,
  *      mambaforge and micromamba in each home and conda, ... in /opt; each root's base (when
- *      it has conda-meta) and envs/<name>; ~/.conda/envs/<name> and the prefixes ~/.conda/environments.txt
- *      lists;
+ *      it has conda-meta) and envs/<name>; ~/.conda/envs/<name> and the prefixes
+ * ~/.conda/environments.txt lists;
  *   5. pyenv: $PYENV_ROOT/versions/<name> or ~/.pyenv/versions/<name>;
  *   6. virtualenvwrapper: $WORKON_HOME/<name> or ~/.virtualenvs/<name>;
  *   7. the system: /usr (and /usr/local when it holds a Python of its own, as the python:3.x
@@ -61,11 +61,11 @@ struct gd_probe_ctx;
 
 enum gd_pyenv_kind {
     GD_PYENV_SYSTEM, /* a distribution's or a hand-built interpreter's own prefix */
-    GD_PYENV_VENV,   /* a virtual environment: pyvenv.cfg (venv, virtualenv, uv, pyenv-virtualenv) */
-    GD_PYENV_CONDA,  /* a conda, mamba or micromamba prefix: conda-meta/ */
-    GD_PYENV_PYENV,  /* an interpreter that pyenv built: <pyenv root>/versions/<name> */
-    GD_PYENV_USER,   /* a user site: ~/.local/lib/pythonX.Y/site-packages (pip install --user) */
-    GD_PYENV_GIVEN,  /* a site directory given with --site; its prefix is that directory */
+    GD_PYENV_VENV,  /* a virtual environment: pyvenv.cfg (venv, virtualenv, uv, pyenv-virtualenv) */
+    GD_PYENV_CONDA, /* a conda, mamba or micromamba prefix: conda-meta/ */
+    GD_PYENV_PYENV, /* an interpreter that pyenv built: <pyenv root>/versions/<name> */
+    GD_PYENV_USER,  /* a user site: ~/.local/lib/pythonX.Y/site-packages (pip install --user) */
+    GD_PYENV_GIVEN, /* a site directory given with --site; its prefix is that directory */
 };
 
 struct gd_pyenv {
@@ -86,10 +86,11 @@ struct gd_pyenv {
     enum gd_source_kind found_kind;
     char *found_ref; /* the variable, option, path or file that led to it */
     enum gd_source_kind version_kind;
-    char *version_ref;       /* the file or path that states the version; NULL with version */
-    bool is_default;         /* what `python3` (else `python`) typed in a shell runs: first on PATH */
-    char *venv_cfg;          /* venvs: the pyvenv.cfg read; NULL otherwise */
+    char *version_ref; /* the file or path that states the version; NULL with version */
+    bool is_default;   /* what `python3` (else `python`) typed in a shell runs: first on PATH */
+    char *venv_cfg;    /* venvs: the pyvenv.cfg read; NULL otherwise */
     bool system_site_stated; /* pyvenv.cfg says include-system-site-packages */
+    char *venv_home;         /* venvs: pyvenv.cfg's home (the base's bin), NULL when unstated */
     char *base_python;       /* venvs: the base interpreter in `home`, NULL when it is missing */
 };
 

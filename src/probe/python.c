@@ -56,26 +56,29 @@ static void record_env(struct gd_report *report, const struct gd_pyenvs *envs, s
     else
         gd_fact_bool(en, "active", false,
                      gd_src(GD_SOURCE_DERIVED, "not named by VIRTUAL_ENV or CONDA_PREFIX"));
-    gd_fact_bool(en, "default", e->is_default,
-                 gd_src(GD_SOURCE_DERIVED, "what python3 (else python) on PATH runs"));
+    if (e->is_default)
+        gd_fact_bool(en, "default", true, gd_src(GD_SOURCE_ENV, "PATH"));
+    else
+        gd_fact_bool(en, "default", false,
+                     gd_src(GD_SOURCE_DERIVED, "not what python3 (else python) on PATH runs"));
     if (e->kind == GD_PYENV_VENV) {
-        struct gd_source cfg = e->venv_cfg ? gd_src(GD_SOURCE_FILE, e->venv_cfg)
-                                           : gd_src(GD_SOURCE_PATH, e->prefix);
+        struct gd_source cfg =
+            e->venv_cfg ? gd_src(GD_SOURCE_FILE, e->venv_cfg) : gd_src(GD_SOURCE_PATH, e->prefix);
         if (e->base_prefix) {
             gd_fact_str(en, "base_prefix", e->base_prefix, cfg);
             gd_fact_str(en, "base_python", e->base_python, cfg);
         } else {
             gd_fact_unknown(en, "base_prefix",
-                            e->venv_cfg ? "no python in the directory pyvenv.cfg's home names"
-                                        : "no pyvenv.cfg (a virtualenv older than 20)",
+                            e->venv_home  ? "no python in the directory pyvenv.cfg's home names"
+                            : e->venv_cfg ? "pyvenv.cfg names no home"
+                                          : "no pyvenv.cfg (a virtualenv older than 20)",
                             cfg);
         }
         if (e->system_site_stated || !e->venv_cfg)
             gd_fact_bool(en, "include_system_site_packages", e->system_site, cfg);
         else
             gd_fact_bool(en, "include_system_site_packages", e->system_site,
-                         gd_src(GD_SOURCE_DERIVED,
-                                "site.py's default: pyvenv.cfg does not say"));
+                         gd_src(GD_SOURCE_DERIVED, "site.py's default: pyvenv.cfg does not say"));
     }
     gd_fact_int(en, "site_dirs", (long long)e->site_dirs.count,
                 gd_src(GD_SOURCE_DERIVED, "site.py's order, existing directories"));
@@ -106,7 +109,7 @@ void gd_probe_python(struct gd_probe_ctx *ctx)
         if (envs->items[i].is_default)
             def = &envs->items[i];
     if (def)
-        gd_fact_str(s, "default", def->prefix, gd_src(GD_SOURCE_PATH, def->python));
+        gd_fact_str(s, "default", def->prefix, gd_src(GD_SOURCE_ENV, "PATH"));
     else
         gd_fact_absent(s, "default", "no python3 or python on PATH", gd_src(GD_SOURCE_ENV, "PATH"));
     if (envs->dropped)

@@ -14,6 +14,7 @@
  *   root DIR                         the fixture, under tests/fixtures/roots
  *   env NAME=VALUE                   passed as --env NAME=VALUE (in file order with env-file)
  *   env-file FILE                    passed as --env-file tests/e2e/FILE
+ *   arg OPTION VALUE                 passed as OPTION VALUE (--python PATH, --site DIR)
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
  *   lib PATH SONAME                  in the copy, a shared object compiled with cc at PATH with
@@ -429,21 +430,22 @@ static void check_invariants(struct json_object *findings)
     }
 }
 
-/* The fact `label` ("entity.fact") among the report's entities, or NULL. */
+/* The fact `label` ("entity.fact") among the report's entities, or NULL. Entity ids may hold
+ * dots themselves ("python_env:/home/alice/.pyenv/versions/3.12.1"): every entity whose id and
+ * a dot begin the label is tried. */
 static struct json_object *entity_fact(struct json_object *report, const char *label)
 {
-    const char *dot = strchr(label, '.');
     struct json_object *entities = NULL, *facts = NULL, *fact = NULL;
-    if (!dot || !json_object_object_get_ex(report, "entities", &entities))
+    if (!json_object_object_get_ex(report, "entities", &entities))
         return NULL;
-    size_t idlen = (size_t)(dot - label);
     for (size_t i = 0; i < json_object_array_length(entities); i++) {
         struct json_object *e = json_object_array_get_idx(entities, i);
         const char *id = str_field(e, "id");
-        if (strlen(id) != idlen || strncmp(id, label, idlen) != 0)
+        size_t idlen = strlen(id);
+        if (strncmp(id, label, idlen) != 0 || label[idlen] != '.')
             continue;
         if (json_object_object_get_ex(e, "facts", &facts) &&
-            json_object_object_get_ex(facts, dot + 1, &fact))
+            json_object_object_get_ex(facts, label + idlen + 1, &fact))
             return fact;
     }
     return NULL;
@@ -554,6 +556,17 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
         bool ok = add_arg(c, "--env-file", file);
         free(file);
         free(dir);
+        return ok;
+    }
+    if (strcmp(key, "arg") == 0) {
+        const char *value = strchr(rest, ' ');
+        if (!value) {
+            printf("%s: \"arg OPTION VALUE\"\n", where);
+            return false;
+        }
+        char *option = strndup(rest, (size_t)(value - rest));
+        bool ok = add_arg(c, option, value + 1);
+        free(option);
         return ok;
     }
     if (strcmp(key, "exit") == 0) {
