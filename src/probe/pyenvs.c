@@ -309,9 +309,15 @@ static void set_version(struct finder *f, struct gd_pyenv *e, const char *v,
 {
     if (e->version || !v)
         return;
-    e->version = dup(f, v);
+    char *version = dup(f, v), *copy = dup(f, ref);
+    if (!version || (ref && !copy)) {
+        gd_free(version);
+        gd_free(copy);
+        return;
+    }
+    e->version = version;
     e->version_kind = kind;
-    e->version_ref = dup(f, ref);
+    e->version_ref = copy;
 }
 
 /* ---- what an environment holds ----------------------------------------------------------------
