@@ -442,8 +442,15 @@ static void interpreter_version(struct finder *f, struct gd_pyenv *e)
         if (!pathf(path, sizeof path, "%s/bin/%s", e->prefix, names[i]))
             continue;
         char *real = canon(f, path, NULL);
-        if (real && name_version(gd_path_base(real), v))
+        if (real && name_version(gd_path_base(real), v)) {
             set_version(f, e, v, GD_SOURCE_PATH, real);
+            /* bin/pythonX.Y exists then: the interpreter find_python would look up. */
+            char versioned[PATH_BUF];
+            if (!e->python && strncmp(real, e->prefix, strlen(e->prefix)) == 0 &&
+                pathf(versioned, sizeof versioned, "%s/bin/%s", e->prefix, gd_path_base(real)) &&
+                strcmp(versioned, real) == 0)
+                e->python = dup(f, versioned);
+        }
         gd_free(real);
     }
 }
@@ -540,11 +547,13 @@ static void prefix_sites(struct finder *f, struct gd_pyenv *e, const char *prefi
         add_sitef(f, e, "/usr/local/lib64/python%s/site-packages", v);
         add_sitef(f, e, "/usr/local/lib/python%s/site-packages", v);
     }
-    /* sys.platlibdir first where it is lib64 (Fedora, SUSE), then lib. A venv's lib64 is a
-     * link to its lib: the same directory, skipped without walking it. */
+    /* sys.platlibdir first where it is lib64, then lib. Only distributions build with lib64
+     * (Fedora, SUSE), into /usr; conda, pyenv, python.org builds and venvs use lib (a venv's lib64
+     * is a link to it), and a look there would cost a walk of the prefix per environment. */
     char lib64[PATH_BUF];
     struct gd_os_stat s;
-    if (pathf(lib64, sizeof lib64, "%s/lib64", prefix) &&
+    if ((strcmp(prefix, "/usr") == 0 || strcmp(prefix, "/usr/local") == 0) &&
+        pathf(lib64, sizeof lib64, "%s/lib64", prefix) &&
         seen(f, gd_root_lstat(f->root, lib64, &s)) == GD_OK && s.type == GD_FT_DIR)
         add_sitef(f, e, "%s/python%s/site-packages", lib64, v);
     add_sitef(f, e, "%s/lib/python%s/site-packages", prefix, v);
@@ -628,10 +637,12 @@ static void fill(struct finder *f, struct gd_pyenv *e, const struct cand *c)
         conda_version(f, e);
     if (!e->version && e->kind != GD_PYENV_USER)
         lib_version(f, e);
-    if (c->python)
+    if (c->python) {
+        gd_free(e->python);
         e->python = dup(f, c->python);
-    else if (e->kind != GD_PYENV_USER)
+    } else if (!e->python && e->kind != GD_PYENV_USER) {
         find_python(f, e);
+    }
     if (e->venv_cfg)
         find_base(f, e, e->venv_home);
     compute_sites(f, e);
