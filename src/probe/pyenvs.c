@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "os/os.h"
+#include "parse/pyvenv.h"
 #include "probe/probe.h"
 #include "sysroot/sysroot.h"
 
@@ -16,9 +17,8 @@
 #define NONE ((size_t)-1)
 /* Paths are built on the stack: a root's paths are capped at GD_ROOT_PATH_MAX, and a few more
  * components fit. One that does not is taken as absent (the root would refuse it anyway). */
-#define PATH_BUF (GD_ROOT_PATH_MAX + 256)
-/* "3.11": a major and a minor of a few digits each. */
-#define VERSION_MAX 16
+#define PATH_BUF    (GD_ROOT_PATH_MAX + 256)
+#define VERSION_MAX GD_PY_VERSION_MAX
 /* Python versions of one system prefix (python3.6 to 3.14 and python2.7 fit many times). */
 #define SYS_VERSIONS_MAX 16
 /* Versions named by one PYENV_VERSION or pyenv version file. */
@@ -148,41 +148,11 @@ static bool parent_of(const char *path, char *buf, size_t size)
     return true;
 }
 
-static bool span_ieq(struct gd_span s, const char *lit)
-{
-    size_t n = strlen(lit);
-    if (s.n != n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (gd_to_lower(s.p[i]) != lit[i])
-            return false;
-    return true;
-}
-
-/* "3.11" from text that starts with major.minor ("3.11", "3.11.2", "3.11.2.final.0",
- * "3.11.5-h955ad1f_0.json"); with `whole`, nothing may follow the minor ("python3.11-config" is
- * no interpreter). */
-static bool parse_xy(const char *s, size_t n, bool whole, char out[VERSION_MAX])
-{
-    size_t i = 0;
-    while (i < n && gd_is_digit(s[i]))
-        i++;
-    if (i == 0 || i > 2 || i >= n || s[i] != '.')
-        return false;
-    size_t dot = i++;
-    while (i < n && gd_is_digit(s[i]))
-        i++;
-    if (i == dot + 1 || i - dot > 4 || (whole && i != n))
-        return false;
-    memcpy(out, s, i);
-    out[i] = '\0';
-    return true;
-}
-
 /* The version in a "pythonX.Y" name (an interpreter, a lib directory). */
 static bool name_version(const char *name, char out[VERSION_MAX])
 {
-    return strncmp(name, "python", 6) == 0 && parse_xy(name + 6, strlen(name + 6), true, out);
+    return strncmp(name, "python", 6) == 0 &&
+           gd_parse_py_version(name + 6, strlen(name + 6), true, out);
 }
 
 /* The version of a "/.../pythonX.Y/..." component of a path (a site directory given alone). */
@@ -191,7 +161,7 @@ static bool version_in_path(const char *path, char out[VERSION_MAX])
     for (const char *p = strstr(path, "/python"); p; p = strstr(p + 1, "/python")) {
         const char *end = strchr(p + 1, '/');
         size_t n = end ? (size_t)(end - p - 7) : strlen(p + 7);
-        if (parse_xy(p + 7, n, true, out))
+        if (gd_parse_py_version(p + 7, n, true, out))
             return true;
     }
     return false;
@@ -323,37 +293,23 @@ static void set_version(struct finder *f, struct gd_pyenv *e, const char *v,
 /* ---- what an environment holds ----------------------------------------------------------------
  */
 
-/* pyvenv.cfg as site.py's venv() reads it: "key = value" lines, keys lower-cased, a later line
- * overriding an earlier one, anything else ignored; a missing include-system-site-packages
- * counts as true. `*home` gets the base interpreter's directory. */
+/* pyvenv.cfg (parse/pyvenv.h); `*home` gets the base interpreter's directory. */
 static void read_cfg(struct finder *f, struct gd_pyenv *e, char **home)
 {
-    e->system_site = true;
+    e->system_site = true; /* site.py's default, also when the file cannot be read */
     char *data = NULL;
     size_t len = 0;
     if (seen(f, gd_root_read_file(f->root, e->venv_cfg, GD_PYENV_FILE_MAX, &data, &len)) != GD_OK)
         return;
-    const char *cur = data, *end = data + len;
-    struct gd_span line, key, value;
-    char v[VERSION_MAX];
-    while (alive(f) && gd_next_line(&cur, end, &line)) {
-        if (!gd_span_split(line, '=', &key, &value))
-            continue;
-        key = gd_span_trim(key);
-        value = gd_span_trim(value);
-        if (span_ieq(key, "include-system-site-packages")) {
-            e->system_site = span_ieq(value, "true");
-            e->system_site_stated = true;
-        } else if (span_ieq(key, "home")) {
-            gd_free(*home);
-            *home = own(f, gd_strndup(value.p, value.n));
-        } else if ((span_ieq(key, "version") || span_ieq(key, "version_info")) && !e->version &&
-                   parse_xy(value.p, value.n, false, v)) {
-            /* venv writes version, virtualenv and uv version_info ("3.11.2.final.0"). */
-            set_version(f, e, v, GD_SOURCE_FILE, e->venv_cfg);
-        }
-    }
+    struct gd_pyvenv_cfg cfg;
+    gd_parse_pyvenv_cfg(data, len, &cfg);
     gd_free(data);
+    e->system_site = cfg.system_site;
+    e->system_site_stated = cfg.system_site_stated;
+    if (cfg.home[0])
+        *home = dup(f, cfg.home);
+    if (cfg.version[0])
+        set_version(f, e, cfg.version, GD_SOURCE_FILE, e->venv_cfg);
 }
 
 /* The interpreter a real binary belongs to: getpath.py finds the prefix above the directory of
@@ -410,7 +366,8 @@ static void conda_version(struct finder *f, struct gd_pyenv *e)
         const char *n = names.names[i];
         /* "python-3.11.5-h955ad1f_0.json", not "python-dateutil-2.8.2-pyhd8ed1ab_0.json" */
         if (strncmp(n, "python-", 7) == 0 && gd_str_ends_with(n, ".json") &&
-            parse_xy(n + 7, strlen(n + 7), false, v) && pathf(ref, sizeof ref, "%s/%s", dir, n))
+            gd_parse_py_version(n + 7, strlen(n + 7), false, v) &&
+            pathf(ref, sizeof ref, "%s/%s", dir, n))
             set_version(f, e, v, GD_SOURCE_PATH, ref);
     }
     gd_names_free(&names);
@@ -460,7 +417,7 @@ static void dir_name_version(struct finder *f, struct gd_pyenv *e)
 {
     char v[VERSION_MAX], path[PATH_BUF];
     const char *base = gd_path_base(e->prefix);
-    if (parse_xy(base, strlen(base), false, v) &&
+    if (gd_parse_py_version(base, strlen(base), false, v) &&
         pathf(path, sizeof path, "%s/lib/python%s", e->prefix, v) && is_dir(f, path))
         set_version(f, e, v, GD_SOURCE_PATH, path);
 }
