@@ -112,6 +112,24 @@ GD_API enum gd_status gd_options_set_kb_dir(struct gd_options *opts, const char 
  */
 GD_API enum gd_status gd_options_set_calls(struct gd_options *opts, bool enabled);
 
+/*
+ * Also inspect the Python environment of the interpreter at `path` (repeatable, in order): its
+ * prefix, version, pyvenv.cfg and site directories, found from its files as for the interpreters
+ * on PATH; nothing is run. A directory is taken as the environment's prefix. `path` is a path
+ * inside the root; a relative one is taken from the current directory on the live machine and
+ * from the root's top under a foreign root. One that is not usable is reported in the `python`
+ * entity, not refused. GD_EINVAL for NULL or "".
+ */
+GD_API enum gd_status gd_options_add_python(struct gd_options *opts, const char *path);
+
+/*
+ * Also inspect the site directory `dir` (a site-packages or dist-packages directory inside the
+ * root, repeatable) as an environment of its own, kind "given": for packages installed with
+ * `pip install --target` or on PYTHONPATH. Paths as for gd_options_add_python. GD_EINVAL for NULL
+ * or "".
+ */
+GD_API enum gd_status gd_options_add_site(struct gd_options *opts, const char *dir);
+
 /* ---- running a check ------------------------------------------------------------------------- */
 
 struct gd_report;

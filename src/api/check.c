@@ -64,7 +64,13 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     if (st != GD_OK)
         goto out;
 
-    struct gd_probe_ctx ctx = { root, env, report, kb, opts && opts->calls };
+    struct gd_probe_ctx ctx = { .root = root,
+                                .env = env,
+                                .report = report,
+                                .kb = kb,
+                                .calls = opts && opts->calls,
+                                .pythons = opts ? &opts->pythons : NULL,
+                                .sites = opts ? &opts->sites : NULL };
     gd_probe_host(&ctx);
     gd_probe_kernel_module(&ctx);
     gd_probe_gpus(&ctx);
@@ -73,9 +79,13 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     gd_probe_container(&ctx);
     gd_probe_wsl(&ctx);
     gd_probe_env(&ctx);
+    /* Before the inventory, which looks for CUDA wheels in the environments' site directories. */
+    gd_probe_python(&ctx);
     gd_probe_inventory(&ctx);
     gd_probe_root(&ctx);
     record_kb(report, kb);
+
+    gd_pyenvs_free(&ctx.pyenvs);
 
     gd_rules_run(report, kb);
     gd_report_sort_findings(report);

@@ -30,6 +30,8 @@ void gd_options_free(struct gd_options *o)
     gd_free(o->root);
     gd_free(o->kb_dir);
     gd_env_free(o->extra);
+    gd_strlist_free(&o->pythons);
+    gd_strlist_free(&o->sites);
     gd_free(o);
 }
 
@@ -78,6 +80,20 @@ enum gd_status gd_options_set_calls(struct gd_options *o, bool enabled)
         return GD_EINVAL;
     o->calls = enabled;
     return GD_OK;
+}
+
+enum gd_status gd_options_add_python(struct gd_options *o, const char *path)
+{
+    if (!o || !path || !*path)
+        return GD_EINVAL;
+    return gd_strlist_push(&o->pythons, path);
+}
+
+enum gd_status gd_options_add_site(struct gd_options *o, const char *dir)
+{
+    if (!o || !dir || !*dir)
+        return GD_EINVAL;
+    return gd_strlist_push(&o->sites, dir);
 }
 
 enum gd_status gd_options_set_kb_dir(struct gd_options *o, const char *dir)

@@ -19,6 +19,12 @@ static const char usage[] =
     "  --kb DIR            knowledge-base tables in DIR replace the embedded ones\n"
     "  --calls             also ask each CUDA library its version, loading it in a child\n"
     "                      process (slower: cuBLAS alone loads 500 MiB)\n"
+    "  --python PATH       also inspect the Python environment of this interpreter (or\n"
+    "                      prefix); repeatable. Python environments on PATH, VIRTUAL_ENV,\n"
+    "                      CONDA_PREFIX, conda, pyenv, ~/.virtualenvs, the system and user\n"
+    "                      sites are found without it; nothing is run\n"
+    "  --site DIR          also inspect this site-packages directory (pip install --target,\n"
+    "                      PYTHONPATH); repeatable\n"
     "  --json              print the full report as JSON (same as --format json)\n"
     "  --format FORMAT     text (default), json, markdown or prometheus\n"
     "  -o, --output FILE   write the report to FILE (replaced atomically)\n"
@@ -103,6 +109,16 @@ int gd_cmd_check(int argc, char **argv)
         } else if (gd_args_value(&a, NULL, "--kb", &value, &bad)) {
             if (!bad)
                 gd_options_set_kb_dir(opts, value);
+        } else if (gd_args_value(&a, NULL, "--python", &value, &bad)) {
+            if (!bad && (st = gd_options_add_python(opts, value)) != GD_OK) {
+                gd_usage_error("check", "--python '%s': %s", value, gd_status_str(st));
+                goto out;
+            }
+        } else if (gd_args_value(&a, NULL, "--site", &value, &bad)) {
+            if (!bad && (st = gd_options_add_site(opts, value)) != GD_OK) {
+                gd_usage_error("check", "--site '%s': %s", value, gd_status_str(st));
+                goto out;
+            }
         } else if (gd_args_value(&a, NULL, "--env", &value, &bad)) {
             if (!bad && (st = gd_options_set_env(opts, value)) != GD_OK) {
                 gd_usage_error("check", "--env takes NAME=VALUE, not '%s'", value);

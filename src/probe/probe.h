@@ -11,6 +11,7 @@
 #include "core/strlist.h"
 #include "core/version.h"
 #include "core/report.h"
+#include "probe/pyenvs.h"
 #include "sysroot/sysroot.h"
 
 #include <gpudoctor/gpudoctor.h>
@@ -23,6 +24,12 @@ struct gd_probe_ctx {
     struct gd_report *report;
     const struct gd_kb *kb;
     bool calls; /* load libraries in children to ask their versions (live root only) */
+    const struct gd_strlist *pythons; /* --python: interpreters (or prefixes) given; or NULL */
+    const struct gd_strlist *sites;   /* --site: site directories given; or NULL */
+    /* The Python environments, found once by gd_probe_python for every later probe; the
+     * pipeline frees them (gd_pyenvs_free). */
+    struct gd_pyenvs pyenvs;
+    bool pyenvs_found;
 };
 
 /* Small text files (os-release, /proc entries, headers) are read whole up to this size. */
@@ -50,8 +57,11 @@ bool gd_toolkit_version(struct gd_probe_ctx *ctx, const char *dir, struct gd_ver
 enum gd_status gd_glibc_version(struct gd_root *root, char *version, size_t size,
                                 enum gd_source_kind *kind, char *ref, size_t refsize);
 
-/* The site-packages and dist-packages directories of the Python installations in the root
- * (system, /usr/local, conda, virtualenvs, pyenv, ~/.local), appended to `out`, each once. */
+/* The site directories of every Python environment of the root (gd_find_python_envs: system,
+ * venvs, conda, pyenv, user sites, --python and --site), appended to `out`, each once, at most
+ * GD_SITE_DIRS_MAX. The environments found by gd_probe_python are used when it ran. GD_OK or
+ * GD_ENOMEM. */
+#define GD_SITE_DIRS_MAX 512
 enum gd_status gd_find_site_packages(struct gd_probe_ctx *ctx, struct gd_strlist *out);
 
 void gd_probe_host(struct gd_probe_ctx *ctx);

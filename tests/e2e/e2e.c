@@ -14,6 +14,7 @@
  *   root DIR                         the fixture, under tests/fixtures/roots
  *   env NAME=VALUE                   passed as --env NAME=VALUE (in file order with env-file)
  *   env-file FILE                    passed as --env-file tests/e2e/FILE
+ *   arg OPTION VALUE                 passed as OPTION VALUE (--python PATH, --site DIR)
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
  *   lib PATH SONAME [needs=A,B] [runpath=DIRS]
@@ -434,8 +435,8 @@ static void check_invariants(struct json_object *findings)
 }
 
 /* The fact `label` ("entity.fact") among the report's entities, or NULL. Entity ids may hold
- * dots themselves ("gpu:0000:01:00.0", "cudart:/usr/lib/libcudart.so.12"): every entity whose id
- * and a dot begin the label is tried. */
+ * dots themselves ("gpu:0000:01:00.0", "python_env:/home/alice/.pyenv/versions/3.12.1"):
+ * every entity whose id and a dot begin the label is tried. */
 static struct json_object *entity_fact(struct json_object *report, const char *label)
 {
     struct json_object *entities = NULL, *facts = NULL, *fact = NULL;
@@ -559,6 +560,17 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
         bool ok = add_arg(c, "--env-file", file);
         free(file);
         free(dir);
+        return ok;
+    }
+    if (strcmp(key, "arg") == 0) {
+        const char *value = strchr(rest, ' ');
+        if (!value) {
+            printf("%s: \"arg OPTION VALUE\"\n", where);
+            return false;
+        }
+        char *option = strndup(rest, (size_t)(value - rest));
+        bool ok = add_arg(c, option, value + 1);
+        free(option);
         return ok;
     }
     if (strcmp(key, "exit") == 0) {
