@@ -82,6 +82,7 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     /* Before the inventory, which looks for CUDA wheels in the environments' site directories. */
     gd_probe_python(&ctx);
     gd_probe_inventory(&ctx);
+    gd_probe_frameworks(&ctx);
     gd_probe_root(&ctx);
     record_kb(report, kb);
 

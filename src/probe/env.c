@@ -30,6 +30,8 @@ static const char *const recorded[] = {
     "XLA_PYTHON_CLIENT_ALLOCATOR",
     "PYTORCH_CUDA_ALLOC_CONF",
     "KERAS_BACKEND",
+    "KERAS_HOME",
+    "TF_USE_LEGACY_KERAS",
 };
 
 static void toolkit_facts(struct gd_probe_ctx *ctx, struct gd_entity *e, const char *prefix,

@@ -21,6 +21,7 @@
 #include "loader/loader.h"
 #include "parse/cuda_version.h"
 #include "parse/record.h"
+#include "probe/families.h"
 #include "probe/libcalls.h"
 #include "sysroot/glob.h"
 
@@ -279,54 +280,6 @@ static void collect_dirs(struct inventory *inv, struct gd_loader *loader)
 /* ---- copies ------------------------------------------------------------------------------------
  */
 
-/* The family row whose file prefix `name` carries ("libcudart.so.12" matches "libcudart.so"). */
-/* The KB's file prefixes ("libcudnn", "libcudart"), flattened once in KB order: matching
- * every name of every directory against the KB's JSON lists cost half of `check`. */
-struct family_prefix {
-    const char *prefix;
-    size_t len;
-    const struct gd_kb_row *row;
-};
-
-struct families {
-    struct family_prefix *items;
-    size_t count;
-};
-
-static enum gd_status families_load(const struct gd_kb_table *t, struct families *f)
-{
-    f->items = NULL;
-    f->count = 0;
-    size_t cap = 0;
-    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(t, i);
-        for (size_t k = 0; k < gd_kb_list_len(row, "files"); k++) {
-            const char *p = gd_kb_list_at(row, "files", k);
-            if (!p || !p[0])
-                continue;
-            if (gd_grow((void **)&f->items, &cap, f->count + 1, sizeof *f->items) != 0)
-                return GD_ENOMEM;
-            f->items[f->count++] = (struct family_prefix){ p, strlen(p), row };
-        }
-    }
-    return GD_OK;
-}
-
-/* The first family (KB order) whose prefix is `name` or `name` up to a '.'. */
-static const struct gd_kb_row *match_family(const struct families *f, const char *name,
-                                            const char **prefix)
-{
-    for (size_t i = 0; i < f->count; i++) {
-        const struct family_prefix *p = &f->items[i];
-        if (name[0] == p->prefix[0] && strncmp(name, p->prefix, p->len) == 0 &&
-            (name[p->len] == '\0' || name[p->len] == '.')) {
-            *prefix = p->prefix;
-            return p->row;
-        }
-    }
-    return NULL;
-}
-
 /* "libcudnn.so.8.9.7" -> "8.9.7" after the prefix; "" for the unversioned name. */
 static void version_suffix(const char *name, const char *prefix, char *buf, size_t size)
 {
@@ -361,7 +314,7 @@ static void broken_link(struct inventory *inv, const char *path, enum gd_status 
     gd_free(target);
 }
 
-static void scan_dir(struct inventory *inv, const struct families *f, const struct dir *d)
+static void scan_dir(struct inventory *inv, const struct gd_families *f, const struct dir *d)
 {
     struct gd_names names;
     if (gd_root_list(inv->ctx->root, d->path, &names) != GD_OK)
@@ -369,7 +322,7 @@ static void scan_dir(struct inventory *inv, const struct families *f, const stru
     bool stubs = strcmp(gd_path_base(d->path), "stubs") == 0;
     for (size_t i = 0; i < names.count && inv->status == GD_OK; i++) {
         const char *prefix;
-        const struct gd_kb_row *row = match_family(f, names.names[i], &prefix);
+        const struct gd_kb_row *row = gd_family_match(f, names.names[i], &prefix);
         if (!row || gd_str_ends_with(names.names[i], ".a"))
             continue;
         char *path = gd_path_join(d->path, names.names[i]);
@@ -956,11 +909,11 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
     }
     fail(&inv, gd_find_site_packages(ctx, &inv.site_packages));
     collect_dirs(&inv, loader);
-    struct families families;
-    fail(&inv, families_load(t, &families));
+    struct gd_families families;
+    fail(&inv, gd_families_load(t, &families));
     for (size_t i = 0; i < inv.ndirs && inv.status == GD_OK; i++)
         scan_dir(&inv, &families, &inv.dirs[i]);
-    gd_free(families.items);
+    gd_families_free(&families);
     for (size_t i = 0; i < inv.ncopies && inv.status == GD_OK; i++) {
         read_soname(&inv, &inv.copies[i]);
         find_header(&inv, &inv.copies[i]);

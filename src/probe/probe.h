@@ -76,6 +76,9 @@ void gd_probe_wsl(struct gd_probe_ctx *ctx);
 void gd_probe_env(struct gd_probe_ctx *ctx);
 /* Every copy of the CUDA family libraries, their versions and what the loader picks. */
 void gd_probe_inventory(struct gd_probe_ctx *ctx);
+/* The ML frameworks of every Python environment, how they were built, the CUDA libraries they
+ * need and the GPU architectures they carry (after the inventory: it reuses its versions). */
+void gd_probe_frameworks(struct gd_probe_ctx *ctx);
 /* Last: turns the root's anomalies (loops, escapes, unreadable files) into facts. */
 void gd_probe_root(struct gd_probe_ctx *ctx);
 

@@ -1,0 +1,74 @@
+/*
+ * The ML frameworks installed in the Python environments, read from their files without running
+ * Python: which distribution and version (core metadata), how it was built (TensorFlow's
+ * build_info.py, torch/version.py, local version labels, the KB's distribution roles), the CUDA
+ * libraries its native modules need and where the loader would find them, and the GPU
+ * architectures compiled into them. The facts are listed in docs/json-schema.md ("framework",
+ * "framework_lib", "kernels", "keras").
+ *
+ * Split in two: frameworks.c finds the distributions and their build facts; fwlibs.c resolves
+ * their CUDA libraries and reads their fat binaries. This header is what the two share.
+ */
+#ifndef GD_PROBE_FRAMEWORKS_H
+#define GD_PROBE_FRAMEWORKS_H
+
+#include "core/strlist.h"
+#include "probe/families.h"
+#include "probe/probe.h"
+
+#include <stdbool.h>
+
+struct gd_kb_row;
+struct gd_kb_table;
+struct gd_loader;
+
+/* Caps: a hostile tree costs bounded time. */
+#define GD_FW_MAX           1024               /* framework distributions recorded */
+#define GD_FW_SITE_ENTRIES  20000              /* entries of one site directory looked at */
+#define GD_FW_META_HEAD     (256 * 1024)       /* METADATA/PKG-INFO: headers come first */
+#define GD_FW_RECORD_MAX    (16 * 1024 * 1024) /* TensorFlow's RECORD is about 2 MiB */
+#define GD_FW_MODULES_MAX   2048               /* native modules of one distribution */
+#define GD_FW_LIBS_MAX      256                /* CUDA libraries of one distribution */
+#define GD_FW_BUILD_FILE_MAX (1024 * 1024)
+
+/* One framework distribution found in a site directory. */
+struct gd_fw {
+    char *meta;       /* the .dist-info or .egg-info path (its entity id follows it) */
+    const char *site; /* borrowed: the site directory */
+    const char *env;  /* borrowed: the prefix of the first environment that imports from it */
+    const struct gd_kb_row *row; /* the KB `dist` row */
+    const char *framework, *role;
+    char dist[128];    /* PEP 503 normalised */
+    char version[128]; /* METADATA Version, "" when unknown */
+    bool has_record;   /* a .dist-info with a RECORD file */
+    struct gd_entity *entity;
+    /* The build, as decided by frameworks.c: "cuda", "cpu", "rocm" or "" (unknown or not
+     * applicable); the CUDA and cuDNN versions it was built for, "" when not stated. */
+    char build[8];
+    char cuda[32], cudnn[32];
+};
+
+/* What the probe carries from one step to the next. */
+struct gd_fwscan {
+    struct gd_probe_ctx *ctx;
+    const struct gd_kb_table *kb;
+    struct gd_families families;
+    struct gd_loader *loader; /* made on first use */
+    char *cwd;
+    bool loader_failed;
+    enum gd_status status; /* GD_ENOMEM once an allocation failed */
+    struct gd_fw *fws;
+    size_t nfws, cap_fws, dropped;
+};
+
+/* Record status `st` when it is GD_ENOMEM (the only failure that stops the probe). */
+void gd_fwscan_fail(struct gd_fwscan *s, enum gd_status st);
+
+/* For one distribution built for CUDA: the CUDA libraries its native modules need (DT_NEEDED)
+ * and the names the KB says it dlopens, each resolved as the loader would from the module
+ * that asks, recorded as `framework_lib` entities; the fat binaries of its native modules as
+ * `kernels` entities. `env_sites` are the site directories of its environment, in import order
+ * (where Python-side preloading looks). */
+void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw, const struct gd_strlist *env_sites);
+
+#endif
