@@ -638,7 +638,10 @@ static bool keras_config_backend(struct gd_fwscan *s, const struct gd_kb_row *cf
     } else if (!gd_root_is_live(s->ctx->root)) {
         st = gd_strlist_push(&dirs, "/root/.keras");
         struct gd_names users;
-        if (st == GD_OK && gd_root_list(s->ctx->root, "/home", &users) == GD_OK) {
+        enum gd_status ls = st == GD_OK ? gd_root_list(s->ctx->root, "/home", &users) : st;
+        if (ls == GD_ENOMEM)
+            st = ls;
+        if (ls == GD_OK) {
             for (size_t i = 0; i < users.count && i < 64 && st == GD_OK; i++) {
                 snprintf(path, sizeof path, "/home/%s/.keras", users.names[i]);
                 st = gd_strlist_push(&dirs, path);
@@ -725,7 +728,10 @@ static void scan_env(struct gd_fwscan *s, const struct gd_pyenv *env, struct gd_
     for (size_t k = 0; k < env->site_dirs.count && alive(s); k++) {
         const char *site = env->site_dirs.items[k];
         if (!gd_strlist_contains(done, site)) {
-            gd_fwscan_fail(s, gd_strlist_push(done, site));
+            enum gd_status pushed = gd_strlist_push(done, site);
+            gd_fwscan_fail(s, pushed);
+            if (pushed != GD_OK)
+                break;
             scan_site(s, env->prefix, done->items[done->count - 1]);
         }
         for (size_t i = 0; i < s->nfws && st == GD_OK; i++) {
@@ -741,7 +747,10 @@ static void scan_env(struct gd_fwscan *s, const struct gd_pyenv *env, struct gd_
     /* Every distribution of the env's site directories, for the extras' requirements. */
     for (size_t k = 0; k < env->site_dirs.count && st == GD_OK; k++) {
         struct gd_names names;
-        if (gd_root_list(s->ctx->root, env->site_dirs.items[k], &names) != GD_OK)
+        enum gd_status ls = gd_root_list(s->ctx->root, env->site_dirs.items[k], &names);
+        if (ls == GD_ENOMEM)
+            st = ls;
+        if (ls != GD_OK)
             continue;
         for (size_t i = 0; i < names.count && i < GD_FW_SITE_ENTRIES && st == GD_OK; i++) {
             char dist[128];
@@ -802,7 +811,9 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx)
     if (s.dropped)
         gd_fact_int(summary, "dropped", (long long)s.dropped,
                     gd_src(GD_SOURCE_DERIVED, "distributions past the cap, not recorded"));
-    if (s.status == GD_ENOMEM)
+    /* A lookup that failed for memory inside the root (an exists, a list) reads as "not there":
+     * the root remembers it, and the report must not pass for complete. */
+    if (s.status == GD_ENOMEM || gd_root_out_of_memory(ctx->root))
         gd_report_out_of_memory(ctx->report);
     for (size_t i = 0; i < s.nfws; i++)
         gd_free(s.fws[i].meta);

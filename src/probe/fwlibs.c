@@ -106,7 +106,9 @@ static bool on_record(void *user, const char *path, long long size)
 static void list_dir_modules(struct gd_fwscan *s, const char *dir, struct gd_strlist *out)
 {
     struct gd_names names;
-    if (gd_root_list(s->ctx->root, dir, &names) != GD_OK)
+    enum gd_status st = gd_root_list(s->ctx->root, dir, &names);
+    gd_fwscan_fail(s, st);
+    if (st != GD_OK)
         return;
     for (size_t i = 0; i < names.count && out->count < GD_FW_MODULES_MAX; i++) {
         if (!is_shared_object_name(names.names[i]))
