@@ -19,6 +19,7 @@
 #include "core/version.h"
 #include "kb/kb.h"
 #include "loader/loader.h"
+#include "parse/buildinfo.h"
 #include "parse/pylit.h"
 #include "parse/pymeta.h"
 
@@ -196,33 +197,23 @@ static void set_cudnn(struct gd_fw *fw, const char *cudnn, struct gd_source src)
     gd_fact_str(fw->entity, "build.cudnn", cudnn, src);
 }
 
-/* A version string a build file states: kept when it parses as a version ("11.0", "8"), else
- * recorded as unknown with what the file said (Windows builds write "64_112"). */
-static void build_version(struct gd_fw *fw, const char *fact, const struct gd_pylit *value,
-                          struct gd_source src)
+/* The versions a build file states; one stated but not a version (Windows builds write
+ * "64_112") is recorded as unknown with what the file said. */
+static void build_versions(struct gd_fw *fw, const struct gd_build_facts *b, struct gd_source src)
 {
-    const char *text = gd_pylit_str(value);
-    if (!value || value->kind == GD_PYLIT_NONE)
-        return;
-    struct gd_version v;
-    if (!text || !text[0] || gd_version_parse(text, &v) != GD_OK) {
-        char why[160];
-        snprintf(why, sizeof why, "not a version: %.100s",
-                 text ? text : (value->kind == GD_PYLIT_OTHER ? value->s : "a non-string value"));
-        gd_fact_unknown(fw->entity, fact, why, src);
-        return;
-    }
-    if (strcmp(fact, "build.cuda") == 0)
-        set_cuda(fw, text, src);
-    else
-        set_cudnn(fw, text, src);
+    set_cuda(fw, b->cuda, src);
+    set_cudnn(fw, b->cudnn, src);
+    const char *bad[] = { b->cuda_bad, b->cudnn_bad }, *facts[] = { "build.cuda", "build.cudnn" };
+    for (size_t i = 0; i < 2; i++)
+        if (bad[i][0] && !gd_entity_fact(fw->entity, facts[i]))
+            gd_fact_unknown(fw->entity, facts[i],
+                            gd_report_printf(fw->entity->report, "not a version: %s", bad[i]), src);
 }
 
 /* A Python file of the distribution, parsed; NULL when absent or unreadable (a fact says so
  * under `fact` when given). */
-static struct gd_pylit_file *read_build_file(struct gd_fwscan *s, struct gd_fw *fw,
-                                             const char *rel, char *path, size_t size,
-                                             const char *fact)
+static struct gd_pylit_file *read_build_file(struct gd_fwscan *s, struct gd_fw *fw, const char *rel,
+                                             char *path, size_t size, const char *fact)
 {
     snprintf(path, size, "%s/%s", fw->site, rel);
     char *data = NULL;
@@ -242,76 +233,49 @@ static struct gd_pylit_file *read_build_file(struct gd_fwscan *s, struct gd_fw *
     return st == GD_OK ? f : NULL;
 }
 
-/* TensorFlow's build_info.py: `build_info = {...}` or an OrderedDict from 2.4 on; module-level
- * assignments (is_cuda_build, cuda_version_number, ...) before. */
+/* TensorFlow's build_info.py (parse/buildinfo.h says what is read). */
 static void tensorflow_build(struct gd_fwscan *s, struct gd_fw *fw)
 {
     char path[REF_MAX];
-    struct gd_pylit_file *f = read_build_file(
-        s, fw, "tensorflow/python/platform/build_info.py", path, sizeof path, "build_info");
+    struct gd_pylit_file *f = read_build_file(s, fw, "tensorflow/python/platform/build_info.py",
+                                              path, sizeof path, "build_info");
     if (!f)
         return;
     struct gd_source src = gd_src(GD_SOURCE_FILE, path);
-    const struct gd_pylit *dict = gd_pylit_get(f, "build_info");
-    bool is_dict = dict && dict->kind == GD_PYLIT_DICT;
-#define TF_KEY(dict_key, assign_key)                                                                 \
-    (is_dict ? gd_pylit_key(dict, dict_key) : gd_pylit_get(f, assign_key))
-    const struct gd_pylit *cuda_build = TF_KEY("is_cuda_build", "is_cuda_build");
-    const struct gd_pylit *rocm_build = TF_KEY("is_rocm_build", "is_rocm_build");
-    const struct gd_pylit *cuda = TF_KEY("cuda_version", "cuda_version_number");
-    const struct gd_pylit *cudnn = TF_KEY("cudnn_version", "cudnn_version_number");
-    const struct gd_pylit *ccs = TF_KEY("cuda_compute_capabilities", "cuda_compute_capabilities");
-#undef TF_KEY
-    if (rocm_build && rocm_build->kind == GD_PYLIT_BOOL && rocm_build->b)
-        set_build(fw, "rocm", src);
-    else if (cuda_build && cuda_build->kind == GD_PYLIT_BOOL)
-        set_build(fw, cuda_build->b ? "cuda" : "cpu", src);
-    else if (gd_pylit_error_line(f))
+    struct gd_build_facts b;
+    gd_build_facts_tensorflow(f, &b);
+    gd_pylit_free(f);
+    if (b.build[0])
+        set_build(fw, b.build, src);
+    else if (b.error_line)
         gd_fact_unknown(fw->entity, "build",
                         gd_report_printf(s->ctx->report, "build_info.py does not parse (line %zu)",
-                                         gd_pylit_error_line(f)),
+                                         b.error_line),
                         src);
-    build_version(fw, "build.cuda", cuda, src);
-    build_version(fw, "build.cudnn", cudnn, src);
-    if (ccs && ccs->kind == GD_PYLIT_LIST) {
-        struct gd_buf b;
-        gd_buf_init(&b, 64 * 1024);
-        for (size_t i = 0; i < ccs->n; i++) {
-            const char *cc = gd_pylit_str(&ccs->items[i]);
-            if (cc && cc[0] && !strchr(cc, ','))
-                gd_buf_printf(&b, "%s%s", gd_buf_str(&b)[0] ? "," : "", cc);
-        }
-        if (gd_buf_status(&b) == GD_OK && gd_buf_str(&b)[0])
-            gd_fact_str(fw->entity, "build.compute_capabilities", gd_buf_str(&b), src);
-        gd_fwscan_fail(s, gd_buf_status(&b));
-        gd_buf_free(&b);
-    }
-    gd_pylit_free(f);
+    build_versions(fw, &b, src);
+    if (b.compute_capabilities[0])
+        gd_fact_str(fw->entity, "build.compute_capabilities", b.compute_capabilities, src);
 }
 
 /* torch/version.py: cuda and hip are version strings, or None for a build without them. */
 static void torch_build(struct gd_fwscan *s, struct gd_fw *fw)
 {
     char path[REF_MAX];
-    struct gd_pylit_file *f = read_build_file(s, fw, "torch/version.py", path, sizeof path,
-                                              "version_py");
+    struct gd_pylit_file *f =
+        read_build_file(s, fw, "torch/version.py", path, sizeof path, "version_py");
     if (!f)
         return;
     struct gd_source src = gd_src(GD_SOURCE_FILE, path);
-    const struct gd_pylit *cuda = gd_pylit_get(f, "cuda"), *hip = gd_pylit_get(f, "hip");
-    const char *hip_text = gd_pylit_str(hip), *git = gd_pylit_str(gd_pylit_get(f, "git_version"));
-    if (git && git[0])
-        gd_fact_str(fw->entity, "git_version", git, src);
-    if (hip_text && hip_text[0]) {
-        set_build(fw, "rocm", src);
-        gd_fact_str(fw->entity, "build.hip", hip_text, src);
-    } else if (cuda && cuda->kind == GD_PYLIT_STR) {
-        set_build(fw, "cuda", src);
-        build_version(fw, "build.cuda", cuda, src);
-    } else if (cuda && cuda->kind == GD_PYLIT_NONE && (!hip || hip->kind == GD_PYLIT_NONE)) {
-        set_build(fw, "cpu", src);
-    }
+    struct gd_build_facts b;
+    gd_build_facts_torch(f, &b);
     gd_pylit_free(f);
+    if (b.git_version[0])
+        gd_fact_str(fw->entity, "git_version", b.git_version, src);
+    if (b.build[0])
+        set_build(fw, b.build, src);
+    if (b.hip[0])
+        gd_fact_str(fw->entity, "build.hip", b.hip, src);
+    build_versions(fw, &b, src);
 }
 
 /* onnxruntime/capi/build_and_package_info.py names the CUDA version of CUDA builds. */
@@ -322,10 +286,11 @@ static void onnxruntime_build(struct gd_fwscan *s, struct gd_fw *fw)
                                               path, sizeof path, NULL);
     if (!f)
         return;
-    const struct gd_pylit *cuda = gd_pylit_get(f, "cuda_version");
-    if (cuda && cuda->kind == GD_PYLIT_STR && cuda->s[0]) {
+    const char *cuda = gd_pylit_str(gd_pylit_get(f, "cuda_version"));
+    struct gd_version v;
+    if (cuda && cuda[0] && gd_version_parse(cuda, &v) == GD_OK) {
         set_build(fw, "cuda", gd_src(GD_SOURCE_FILE, path));
-        build_version(fw, "build.cuda", cuda, gd_src(GD_SOURCE_FILE, path));
+        set_cuda(fw, cuda, gd_src(GD_SOURCE_FILE, path));
     }
     gd_pylit_free(f);
 }
@@ -344,8 +309,8 @@ static void local_version_build(struct gd_fwscan *s, struct gd_fw *fw)
             !prefix || !meaning || !gd_str_starts_with(v.local, prefix))
             continue;
         /* The version itself is the evidence; the KB row says what the label means. */
-        struct gd_source src = gd_src(GD_SOURCE_DERIVED,
-                                      gd_report_printf(s->ctx->report, "local version +%s (%s)",
+        struct gd_source src =
+            gd_src(GD_SOURCE_DERIVED, gd_report_printf(s->ctx->report, "local version +%s (%s)",
                                                        v.local, gd_kb_row_source(row)));
         if (strcmp(meaning, "cpu-only") == 0) {
             set_build(fw, "cpu", src);
@@ -412,8 +377,8 @@ static void jaxlib_build(struct gd_fwscan *s, struct gd_fw *fw, size_t site_firs
         const struct gd_fw *p = &s->fws[i];
         if (p->site != fw->site || !p->role || strcmp(p->role, "plugin") != 0 || !p->cuda[0])
             continue;
-        struct gd_source src = gd_src(GD_SOURCE_DERIVED,
-                                      gd_report_printf(s->ctx->report, "%s beside it", p->meta));
+        struct gd_source src =
+            gd_src(GD_SOURCE_DERIVED, gd_report_printf(s->ctx->report, "%s beside it", p->meta));
         set_build(fw, "cuda", src);
         set_cuda(fw, p->cuda, src);
         return;
