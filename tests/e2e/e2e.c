@@ -25,10 +25,9 @@
  *                                    those names built on the side), runpath= a DT_RUNPATH,
  *                                    rpath= a DT_RPATH and no DT_RUNPATH (what patchelf
  *                                    --force-rpath leaves; $ORIGIN kept literally in both),
- *                                    fatbin= a .nv_fatbin section
- *                                    (flags "a", alignment 8, as nvcc makes it) holding exactly
- *                                    the bytes of tests/fixtures/fatbin/FILE (checked after
- *                                    the link)
+ *                                    fatbin= a .nv_fatbin section (flags "a", alignment 8, as
+ *                                    nvcc makes it) holding exactly the bytes of
+ *                                    tests/fixtures/fatbin/FILE (checked after the link)
  *   exe PATH                         in the copy, an executable compiled with cc (/bin/sh: the
  *                                    architecture gpudoctor takes for the root's programs)
  *   symlink PATH TARGET              in the copy, a symlink (to a file compiled by the case)
@@ -924,7 +923,7 @@ static char *fatbin_asm(const struct ctx *x, const char *blob)
 }
 
 /* A shared object with SONAME `soname` (NULL: an executable) at `path`, padded to ELF_SIZE.
- * `options`: "needs=A,B runpath=DIRS fatbin=FILE" or NULL. */
+ * `options`: "needs=A,B runpath=DIRS|rpath=DIRS fatbin=FILE" or NULL. */
 static bool build_elf(const struct ctx *x, const char *path, const char *soname,
                       const char *options)
 {
