@@ -17,13 +17,17 @@
  *   arg OPTION VALUE                 passed as OPTION VALUE (--python PATH, --site DIR)
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
- *   lib PATH SONAME [needs=A,B] [runpath=DIRS]
+ *   lib PATH SONAME [needs=A,B] [runpath=DIRS | rpath=DIRS] [fatbin=FILE]
  *                                    in the copy, a shared object compiled with cc at PATH with
  *                                    that SONAME, padded to 64 KiB (sizes in golden files must
  *                                    not depend on the toolchain); no binaries are checked in.
  *                                    needs= adds DT_NEEDED entries (linked against stubs of
- *                                    those names built on the side), runpath= a DT_RUNPATH
- *                                    ($ORIGIN kept literally)
+ *                                    those names built on the side), runpath= a DT_RUNPATH,
+ *                                    rpath= a DT_RPATH and no DT_RUNPATH (what patchelf
+ *                                    --force-rpath leaves; $ORIGIN kept literally in both),
+ *                                    fatbin= a .nv_fatbin section (flags "a", alignment 8, as
+ *                                    nvcc makes it) holding exactly the bytes of
+ *                                    tests/fixtures/fatbin/FILE (checked after the link)
  *   exe PATH                         in the copy, an executable compiled with cc (/bin/sh: the
  *                                    architecture gpudoctor takes for the root's programs)
  *   symlink PATH TARGET              in the copy, a symlink (to a file compiled by the case)
@@ -37,7 +41,9 @@
  *                                    550.54.14", "driver.libcuda.path = absent (reason)"; the
  *                                    source in brackets is optional
  *   no-finding ID                    a finding that must not be reported
- *   fact LABEL = VALUE [KIND REF]    a fact the report's entities must hold, in the same form
+ *   fact LABEL = VALUE [KIND REF]    a fact the report's entities must hold, in the same form;
+ *                                    in fact and evidence lines "absent (*)" or "unknown (*)"
+ *                                    stands for that state with any reason
  *   stderr TEXT                      standard error must contain TEXT (else it must be empty)
  *
  * Every run has a deadline (a FIFO or a symlink loop must not hang gpudoctor), and every report
@@ -51,6 +57,7 @@
 #include <json-c/json.h>
 
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -374,6 +381,13 @@ static bool fact_matches(const char *label, struct json_object *fact, const char
 {
     char *plain = render_fact(label, fact, false), *full = render_fact(label, fact, true);
     bool match = strcmp(expected, plain) == 0 || strcmp(expected, full) == 0;
+    /* "LABEL = absent (*)": that state, whatever the reason (the wording is the probe's). */
+    size_t n = strlen(expected);
+    if (!match && n > 4 && strcmp(expected + n - 4, " (*)") == 0) {
+        size_t head = n - 3; /* up to and with the " (" */
+        match = (strncmp(expected, plain, head) == 0 && plain[strlen(plain) - 1] == ')') ||
+                (strlen(plain) == n - 4 && strncmp(expected, plain, n - 4) == 0);
+    }
     free(plain);
     free(full);
     return match;
@@ -836,8 +850,80 @@ static bool cc(const struct ctx *x, const char *path, const char *src, const cha
     return ok;
 }
 
+/* The contents of section `name` of the ELF64 file `data` (`len` bytes) and its header, or NULL.
+ * Borrowed. */
+static const unsigned char *elf_section(const unsigned char *data, size_t len, const char *name,
+                                        Elf64_Shdr *out)
+{
+    Elf64_Ehdr eh;
+    if (len < sizeof eh || memcmp(data, ELFMAG, SELFMAG) != 0 || data[EI_CLASS] != ELFCLASS64)
+        return NULL;
+    memcpy(&eh, data, sizeof eh);
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > len ||
+        (len - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum || eh.e_shstrndx >= eh.e_shnum)
+        return NULL;
+    Elf64_Shdr names;
+    memcpy(&names, data + eh.e_shoff + eh.e_shstrndx * sizeof names, sizeof names);
+    if (names.sh_offset > len || names.sh_size > len - names.sh_offset)
+        return NULL;
+    for (size_t i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, data + eh.e_shoff + i * sizeof sh, sizeof sh);
+        size_t n = strlen(name);
+        if (sh.sh_name >= names.sh_size || names.sh_size - sh.sh_name <= n ||
+            memcmp(data + names.sh_offset + sh.sh_name, name, n + 1) != 0)
+            continue;
+        if (sh.sh_type == SHT_NOBITS || sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)
+            return NULL;
+        *out = sh;
+        return data + sh.sh_offset;
+    }
+    return NULL;
+}
+
+/* `path`'s .nv_fatbin holds exactly the bytes of `blob`, in an allocated section aligned to 8
+ * as nvcc makes it (what the fatbin reader is given to walk). */
+static bool check_fatbin_section(const char *path, const char *blob)
+{
+    size_t len = 0, blob_len = 0;
+    Elf64_Shdr sh;
+    char *data = read_all(path, &len), *want = read_all(blob, &blob_len);
+    const unsigned char *sec =
+        data ? elf_section((const unsigned char *)data, len, ".nv_fatbin", &sh) : NULL;
+    bool ok = sec && want && sh.sh_size == blob_len && memcmp(sec, want, blob_len) == 0 &&
+              sh.sh_addralign == 8 && sh.sh_addr % 8 == 0 && (sh.sh_flags & SHF_ALLOC) &&
+              !(sh.sh_flags & (SHF_WRITE | SHF_EXECINSTR));
+    if (!ok)
+        fail("%s: its .nv_fatbin section is not exactly %s", path, blob);
+    free(data);
+    free(want);
+    return ok;
+}
+
+/* An assembly file putting `blob` into a .nv_fatbin section ("a": allocated, read-only, as
+ * nvcc's host code declares it; 8-byte aligned, the alignment of a fatbin container). */
+static char *fatbin_asm(const struct ctx *x, const char *blob)
+{
+    if (strpbrk(blob, "\"\\\n")) {
+        fail("%s: a path with a quote, backslash or newline cannot be .incbin'ed", blob);
+        return NULL;
+    }
+    struct sb text = { 0 };
+    sb_printf(&text, "\t.section .nv_fatbin,\"a\",@progbits\n\t.balign 8\n\t.incbin \"%s\"\n",
+              blob);
+    char *s = path_join(x->work, "fatbin.s");
+    bool ok = write_all(s, text.p, text.len);
+    free(text.p);
+    if (!ok) {
+        fail("cannot write %s: %s", s, strerror(errno));
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
 /* A shared object with SONAME `soname` (NULL: an executable) at `path`, padded to ELF_SIZE.
- * `options`: "needs=A,B runpath=DIRS" or NULL. */
+ * `options`: "needs=A,B runpath=DIRS|rpath=DIRS fatbin=FILE" or NULL. */
 static bool build_elf(const struct ctx *x, const char *path, const char *soname,
                       const char *options)
 {
@@ -859,6 +945,27 @@ static bool build_elf(const struct ctx *x, const char *path, const char *soname,
      * though nothing of it is used. The stubs have the needed names as SONAMEs. */
     const char *needs = options ? strstr(options, "needs=") : NULL;
     const char *runpath = options ? strstr(options, "runpath=") : NULL;
+    const char *rpath_opt = options ? strstr(options, "rpath=") : NULL;
+    if (rpath_opt && rpath_opt != options && rpath_opt[-1] != ' ')
+        rpath_opt = NULL; /* the "rpath=" inside "runpath=" */
+    const char *fatbin = options ? strstr(options, "fatbin=") : NULL;
+    char *blob = NULL, *blob_asm = NULL;
+    if (fatbin) {
+        size_t len = strcspn(fatbin + 7, " ");
+        struct sb rel = { 0 };
+        sb_printf(&rel, "tests/fixtures/fatbin/%.*s", (int)len, fatbin + 7);
+        blob = path_join(x->src, rel.p);
+        /* Only the fixtures' own directory: no "..", no subdirectories. */
+        if (len == 0 || memchr(fatbin + 7, '/', len) || access(blob, R_OK) != 0) {
+            fail("fatbin=%.*s: not a readable file of tests/fixtures/fatbin", (int)len, fatbin + 7);
+            ok = false;
+        }
+        free(rel.p);
+        blob_asm = ok ? fatbin_asm(x, blob) : NULL;
+        ok = ok && blob_asm;
+        if (ok)
+            args[nargs++] = blob_asm;
+    }
     if (needs) {
         args[nargs++] = "-Wl,--no-as-needed";
         for (const char *p = needs + 6; ok && *p && *p != ' ' && nstubs < 16;) {
@@ -885,10 +992,16 @@ static bool build_elf(const struct ctx *x, const char *path, const char *soname,
         size_t len = strcspn(runpath + 8, " ");
         sb_printf(&rpath, "-Wl,--enable-new-dtags,-rpath,%.*s", (int)len, runpath + 8);
         args[nargs++] = rpath.p;
+    } else if (rpath_opt) {
+        size_t len = strcspn(rpath_opt + 6, " ");
+        sb_printf(&rpath, "-Wl,--disable-new-dtags,-rpath,%.*s", (int)len, rpath_opt + 6);
+        args[nargs++] = rpath.p;
     }
     args[nargs] = NULL;
     if (ok)
         ok = cc(x, path, src, args);
+    if (ok && blob)
+        ok = check_fatbin_section(path, blob);
     struct stat st;
     if (ok && (stat(path, &st) != 0 || st.st_size > ELF_SIZE || truncate(path, ELF_SIZE) != 0)) {
         fail("%s: cannot pad it to %d bytes", path, ELF_SIZE);
@@ -896,6 +1009,8 @@ static bool build_elf(const struct ctx *x, const char *path, const char *soname,
     }
     for (size_t i = 0; i < nstubs; i++)
         free(stubs[i]);
+    free(blob_asm);
+    free(blob);
     free(rpath.p);
     free(flag.p);
     free(src);

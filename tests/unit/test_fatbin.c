@@ -894,6 +894,46 @@ static void test_fixture_cuda118(void **state)
     free(bytes);
 }
 
+/* The sections the e2e framework cases link into their libraries (`lib ... fatbin=FILE`):
+ * exactly the architectures tests/fixtures/fatbin/README.md says each was made with. */
+static void test_fixture_frameworks(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        unsigned narchs, sm[4];
+        bool ptx[4];
+    } blobs[] = {
+        { "sass75-80-86-90.nv_fatbin", 4, { 75, 80, 86, 90 }, { false, false, false, false } },
+        { "sass75-80-86.nv_fatbin", 3, { 75, 80, 86 }, { false, false, false } },
+        { "sass75-80-ptx80.nv_fatbin", 3, { 75, 80, 80 }, { false, false, true } },
+    };
+    for (size_t i = 0; i < sizeof blobs / sizeof *blobs; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/tests/fixtures/fatbin/%s", GD_SOURCE_DIR, blobs[i].file);
+        size_t len;
+        unsigned char *bytes = slurp_bytes(path, &len);
+        assert_true(len < 16 * 1024); /* small enough to check in */
+        struct gd_fatbin f;
+        assert_int_equal(gd_fatbin_parse(bytes, len, &f), GD_OK);
+        check_invariants(&f);
+        assert_int_equal(f.containers, 1);
+        assert_false(f.partial);
+        /* fatbinary compresses PTX by default, never SASS unless told. */
+        assert_int_equal(f.compressed, blobs[i].ptx[blobs[i].narchs - 1]);
+        assert_int_equal(f.entries, blobs[i].narchs);
+        assert_int_equal(f.narchs, blobs[i].narchs);
+        for (unsigned k = 0; k < blobs[i].narchs; k++)
+            expect_arch(&f, k, blobs[i].sm[k], blobs[i].ptx[k], 1, GD_FATBIN_PLAIN);
+        if (blobs[i].ptx[blobs[i].narchs - 1]) { /* PTX ISA 7.0, CUDA 11.0's */
+            assert_int_equal(f.archs[blobs[i].narchs - 1].version_major, 7);
+            assert_int_equal(f.archs[blobs[i].narchs - 1].version_minor, 0);
+        }
+        gd_fatbin_free(&f);
+        free(bytes);
+    }
+}
+
 /* Every allocation failed in turn: GD_ENOMEM each time, nothing left behind. */
 static void test_enomem(void **state)
 {
@@ -1126,12 +1166,19 @@ static void test_real_libraries(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields),         cmocka_unit_test(test_order),
-        cmocka_unit_test(test_hostile_first),  cmocka_unit_test(test_hostile_later),
-        cmocka_unit_test(test_padding),        cmocka_unit_test(test_caps),
-        cmocka_unit_test(test_sections),       cmocka_unit_test(test_few_page_reads),
-        cmocka_unit_test(test_fixture_cuda13), cmocka_unit_test(test_fixture_cuda118),
-        cmocka_unit_test(test_enomem),         cmocka_unit_test(test_nvcc),
+        cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_order),
+        cmocka_unit_test(test_hostile_first),
+        cmocka_unit_test(test_hostile_later),
+        cmocka_unit_test(test_padding),
+        cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_sections),
+        cmocka_unit_test(test_few_page_reads),
+        cmocka_unit_test(test_fixture_cuda13),
+        cmocka_unit_test(test_fixture_cuda118),
+        cmocka_unit_test(test_fixture_frameworks),
+        cmocka_unit_test(test_enomem),
+        cmocka_unit_test(test_nvcc),
         cmocka_unit_test(test_real_libraries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
