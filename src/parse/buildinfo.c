@@ -61,7 +61,7 @@ void gd_build_facts_tensorflow(const struct gd_pylit_file *f, struct gd_build_fa
     out->error_line = gd_pylit_error_line(f);
     const struct gd_pylit *dict = gd_pylit_get(f, "build_info");
     bool is_dict = dict && dict->kind == GD_PYLIT_DICT;
-#define KEY(dict_key, assign_key)                                                                  \
+#define KEY(dict_key, assign_key) \
     (is_dict ? gd_pylit_key(dict, dict_key) : gd_pylit_get(f, assign_key))
     const struct gd_pylit *cuda_build = KEY("is_cuda_build", "is_cuda_build");
     const struct gd_pylit *rocm_build = KEY("is_rocm_build", "is_rocm_build");
@@ -78,17 +78,29 @@ void gd_build_facts_tensorflow(const struct gd_pylit_file *f, struct gd_build_fa
         snprintf(out->build, sizeof out->build, "%s", cuda_build->b ? "cuda" : "cpu");
 }
 
+/* A STR value that fits `size` whole and is printable (no NUL, line break or control
+ * character that would cut or split the evidence). */
+static const char *clean_str(const struct gd_pylit *value, size_t size)
+{
+    const char *text = gd_pylit_str(value);
+    if (!text || !text[0] || value->n >= size || strlen(text) != value->n)
+        return NULL;
+    for (const char *p = text; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            return NULL;
+    return text;
+}
+
 void gd_build_facts_torch(const struct gd_pylit_file *f, struct gd_build_facts *out)
 {
     memset(out, 0, sizeof *out);
     out->error_line = gd_pylit_error_line(f);
     const struct gd_pylit *cuda = gd_pylit_get(f, "cuda"), *hip = gd_pylit_get(f, "hip");
-    const char *hip_text = gd_pylit_str(hip), *git = gd_pylit_str(gd_pylit_get(f, "git_version"));
-    if (git && git[0] && strlen(git) < sizeof out->git_version && strlen(git) == gd_pylit_get(f, "git_version")->n &&
-        !strpbrk(git, "\r\n"))
+    const char *hip_text = clean_str(hip, sizeof out->hip);
+    const char *git = clean_str(gd_pylit_get(f, "git_version"), sizeof out->git_version);
+    if (git)
         snprintf(out->git_version, sizeof out->git_version, "%s", git);
-    if (hip_text && hip_text[0] && strlen(hip_text) < sizeof out->hip && strlen(hip_text) == hip->n &&
-        !strpbrk(hip_text, "\r\n")) {
+    if (hip_text) {
         snprintf(out->build, sizeof out->build, "%s", "rocm");
         snprintf(out->hip, sizeof out->hip, "%s", hip_text);
     } else if (cuda && cuda->kind == GD_PYLIT_STR) {

@@ -532,6 +532,11 @@ static void scan_site(struct gd_fwscan *s, const char *env, const char *site)
         decide_build(s, fw);
         if (strcmp(fw->dist, "jaxlib") == 0 && !fw->build[0])
             jaxlib_build(s, fw, first);
+        if (strcmp(fw->build, "cpu") == 0 && !fw->cuda[0]) {
+            const struct gd_fact *b = gd_entity_fact(fw->entity, "build");
+            gd_fact_absent(fw->entity, "build.cuda", "a build without CUDA",
+                           b ? b->source : gd_src(GD_SOURCE_DERIVED, "build"));
+        }
         if (!fw->build[0])
             gd_fact_unknown(fw->entity, "build",
                             "no build file, local version or distribution name says how it was "

@@ -226,10 +226,15 @@ static void record_lib(struct gd_fwscan *s, struct gd_fw *fw, const char *soname
     struct gd_source by =
         gd_src(GD_SOURCE_DERIVED, gd_report_printf(r, "loader emulation (%s%s%s)", f->rule,
                                                    f->dir ? " " : "", f->dir ? f->dir : ""));
-    gd_fact_str(e, "path", f->path, by);
+    /* The path as a user would write it: "torch/lib/../../nvidia/cudnn/lib" is how the search
+     * met it (in the source), the directories resolved; the file itself kept as named. */
+    char *shown = NULL, *real = NULL;
+    enum gd_status st = gd_root_resolve(s->ctx->root, f->path, false, &shown);
+    gd_fwscan_fail(s, st);
+    gd_fact_str(e, "path", shown ? shown : f->path, by);
     gd_fact_str(e, "rule", f->rule, by);
-    char *real = NULL;
-    enum gd_status st = gd_root_resolve(s->ctx->root, f->path, true, &real);
+    gd_free(shown);
+    st = gd_root_resolve(s->ctx->root, f->path, true, &real);
     gd_fwscan_fail(s, st);
     const struct gd_entity *lib = real ? library_entity(r, real) : NULL;
     const struct gd_fact *v = lib ? gd_entity_fact(lib, "version") : NULL;

@@ -6,6 +6,7 @@
  */
 #include "rules/frameworks.h"
 
+#include "core/buf.h"
 #include "core/str.h"
 #include "core/version.h"
 #include "kb/kb.h"
@@ -100,8 +101,8 @@ static void cpu_only_fix(struct gd_finding *f, const struct gd_entity *fw, bool 
                            "Replace it with a CUDA build of the same release: `pip install "
                            "--force-reinstall torch==%s --index-url "
                            "https://download.pytorch.org/whl/cuXXX` (cuXXX: a CUDA variant "
-                           "PyTorch publishes for %s that this driver supports; `gpudoctor "
-                           "plan torch` lists them).",
+                           "PyTorch publishes for %s that this driver supports, listed on "
+                           "pytorch.org's \"Previous PyTorch Versions\" page).",
                            release, release);
     } else if (strcmp(framework, "tensorflow") == 0) {
         gd_finding_add_fix(f,
@@ -177,11 +178,11 @@ static const char *wheel_for(const struct gd_kb *kb, const char *family, unsigne
     return NULL;
 }
 
-/* Copies of the same family elsewhere on the machine (another major): the usual cause. */
+/* A copy of the same family elsewhere on the machine (another major): the usual cause. */
 static void other_copies(struct gd_finding *f, const struct gd_report *r, const char *family)
 {
     size_t shown = 0;
-    for (size_t i = 0; family && i < gd_report_entity_count(r) && shown < 3; i++) {
+    for (size_t i = 0; family && i < gd_report_entity_count(r) && shown < 1; i++) {
         const struct gd_entity *e = gd_report_entity_at(r, i);
         const char *fam = kind_is(e, "library") ? gd_fw_val(e, "family") : NULL;
         if (fam && strcmp(fam, family) == 0 && !gd_fact_is_true(gd_entity_fact(e, "stub"))) {
@@ -199,70 +200,110 @@ static unsigned long soname_major(const char *soname)
     return so ? strtoul(so + 4, NULL, 10) : 0;
 }
 
-static void missing_fix(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb,
-                        const struct gd_entity *fw, const struct gd_entity *lib)
+/* The pip requirement that brings the missing library into the framework's environment, added
+ * to `pip` ("'nvidia-cudnn-cu12==8.9.2.26'"), when the framework's own METADATA pins the wheel
+ * that ships it (the wheels' versions are the libraries' own; which releases exist is not in
+ * the KB, so no pin is made up). Otherwise the soname goes to `other`. */
+static void missing_fix(struct gd_finding *f, struct gd_buf *pip, struct gd_buf *other,
+                        const struct gd_kb *kb, const struct gd_entity *fw,
+                        const struct gd_entity *lib)
 {
     const char *family = gd_fw_val(lib, "family"), *soname = gd_fw_val(lib, "soname");
     const char *cuda = gd_fw_val(fw, "build.cuda");
     struct gd_version cv;
-    if (!family || !cuda || gd_version_parse(cuda, &cv) != GD_OK) {
-        gd_finding_add_fix(f,
-                           "Install the library that provides %s where the framework looks "
-                           "(its RUNPATH, LD_LIBRARY_PATH or ld.so.conf), then `sudo ldconfig`.",
-                           soname);
-        return;
-    }
-    const char *wheel = wheel_for(kb, family, gd_version_major(&cv));
-    char fact[160];
+    const char *wheel = NULL;
+    if (family && cuda && gd_version_parse(cuda, &cv) == GD_OK)
+        wheel = wheel_for(kb, family, gd_version_major(&cv));
+    char fact[160], spec[200];
     snprintf(fact, sizeof fact, "requires.%s", wheel ? wheel : "");
     const char *pin = wheel ? gd_fw_val(fw, fact) : NULL;
-    if (wheel && pin && strcmp(pin, "*") != 0) {
-        gd_finding_add_evidence(f, gd_entity_fact(fw, fact));
-        gd_finding_add_fix(f, "`pip install '%s%s'` in %s: the version %s %s pins.", wheel, pin,
-                           gd_fw_val(fw, "env"), gd_fw_val(fw, "dist"), gd_fw_val(fw, "version"));
-    } else if (wheel) {
-        gd_finding_add_fix(f, "`pip install '%s==%lu.*'` in %s (it ships %s).", wheel,
-                           soname_major(soname), gd_fw_val(fw, "env"), soname);
-    } else {
-        gd_finding_add_fix(f,
-                           "Install %s %s (the CUDA %s build of it) and make its directory "
-                           "known to the loader (`/etc/ld.so.conf.d/*.conf`, `sudo ldconfig`).",
-                           family, soname, cuda);
+    if (!pin || !pin[0] || strcmp(pin, "*") == 0) {
+        gd_buf_printf(other, "%s%s", gd_buf_str(other)[0] ? ", " : "", soname);
+        return;
     }
-    (void)r;
+    gd_finding_add_evidence(f, gd_entity_fact(fw, fact));
+    snprintf(spec, sizeof spec, "'%s%s'", wheel, pin);
+    /* cuBLAS and cuBLASLt come in one wheel. */
+    if (!strstr(gd_buf_str(pip), spec))
+        gd_buf_printf(pip, " %s", spec);
 }
 
+static bool is_missing(const struct gd_entity *lib, const char *fw_id)
+{
+    const char *owner = gd_fw_val(lib, "framework");
+    return strcmp(gd_entity_kind(lib), "framework_lib") == 0 && owner &&
+           strcmp(owner, fw_id) == 0 && !gd_fw_val(lib, "path") && gd_fw_val(lib, "soname") &&
+           !gd_fact_is_true(gd_entity_fact(lib, "optional"));
+}
+
+/* One finding per framework, naming every library it misses: TensorFlow 2.4 on a CUDA 12
+ * machine misses eight, for one cause. */
 static void missing_libraries(struct gd_report *r, const struct gd_kb *kb)
 {
     for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *lib = gd_report_entity_at(r, i);
-        if (!kind_is(lib, "framework_lib") || gd_fw_val(lib, "path") ||
-            gd_fact_is_true(gd_entity_fact(lib, "optional")))
+        const struct gd_entity *fw = gd_report_entity_at(r, i);
+        if (!kind_is(fw, "framework"))
             continue;
-        const struct gd_entity *fw = gd_report_entity(r, gd_fw_val(lib, "framework"));
-        if (!fw)
+        const char *id = gd_entity_id(fw);
+        struct gd_buf names;
+        gd_buf_init(&names, 4096);
+        size_t n = 0;
+        bool needed = false;
+        for (size_t k = 0; k < gd_report_entity_count(r); k++) {
+            const struct gd_entity *lib = gd_report_entity_at(r, k);
+            if (!is_missing(lib, id))
+                continue;
+            gd_buf_printf(&names, "%s%s", n ? ", " : "", gd_fw_val(lib, "soname"));
+            needed = needed || strcmp(gd_fw_val(lib, "how"), "needed") == 0;
+            n++;
+        }
+        if (n == 0 || gd_buf_status(&names) != GD_OK) {
+            gd_buf_free(&names);
             continue;
-        const char *soname = gd_fw_val(lib, "soname");
-        struct gd_finding *f =
-            gd_finding_add(r, "framework.cuda-lib-missing", GD_SEV_ERROR,
-                           "%s %s needs %s, which the loader "
-                           "would not find",
-                           gd_fw_val(fw, "dist"),
-                           gd_fw_val(fw, "version") ? gd_fw_val(fw, "version") : "", soname);
+        }
+        struct gd_finding *f = gd_finding_add(
+            r, "framework.cuda-lib-missing", GD_SEV_ERROR,
+            "%s %s needs %s, which the loader would not find", gd_fw_val(fw, "dist"),
+            gd_fw_val(fw, "version") ? gd_fw_val(fw, "version") : "", gd_buf_str(&names));
+        gd_buf_free(&names);
         gd_finding_set_why(f, "%s",
-                           strcmp(gd_fw_val(lib, "how"), "needed") == 0
-                               ? "It is a DT_NEEDED entry of the framework's own "
-                                 "library: the import fails with \"cannot open shared "
-                                 "object file\"."
-                               : "The framework dlopens it when it starts CUDA: without "
-                                 "it the GPU is skipped (TensorFlow: \"Could not load "
-                                 "dynamic library\", then no GPU).");
-        gd_finding_add_evidence(f, gd_entity_fact(lib, "soname"));
-        gd_finding_add_evidence(f, gd_entity_fact(lib, "path"));
+                           needed ? "Its own library names them as DT_NEEDED entries: "
+                                    "the import fails with \"cannot open shared object "
+                                    "file\"."
+                                  : "The framework dlopens them when it starts CUDA: "
+                                    "without them the GPU is skipped (TensorFlow: "
+                                    "\"Could not load dynamic library\", then no GPU).");
         gd_finding_add_evidence(f, gd_entity_fact(fw, "build.cuda"));
         gd_finding_add_evidence(f, gd_entity_fact(fw, "build.cudnn"));
-        other_copies(f, r, gd_fw_val(lib, "family"));
-        missing_fix(f, r, kb, fw, lib);
+        struct gd_buf pip, other;
+        gd_buf_init(&pip, 4096);
+        gd_buf_init(&other, 4096);
+        for (size_t k = 0; k < gd_report_entity_count(r); k++) {
+            const struct gd_entity *lib = gd_report_entity_at(r, k);
+            if (!is_missing(lib, id))
+                continue;
+            gd_finding_add_evidence(f, gd_entity_fact(lib, "path"));
+            other_copies(f, r, gd_fw_val(lib, "family"));
+            missing_fix(f, &pip, &other, kb, fw, lib);
+        }
+        const char *cuda = gd_fw_val(fw, "build.cuda"), *cudnn = gd_fw_val(fw, "build.cudnn");
+        if (gd_buf_status(&pip) == GD_OK && gd_buf_str(&pip)[0])
+            gd_finding_add_fix(f, "In %s: `pip install%s` (the pins %s %s itself states).",
+                               gd_fw_val(fw, "env"), gd_buf_str(&pip), gd_fw_val(fw, "dist"),
+                               gd_fw_val(fw, "version"));
+        if (gd_buf_status(&other) == GD_OK && gd_buf_str(&other)[0])
+            gd_finding_add_fix(f,
+                               "Install the CUDA %s%s%s libraries that provide %s (NVIDIA's "
+                               "CUDA %s toolkit and cuDNN %s, or their pip wheels for that "
+                               "CUDA major) where the loader finds them: a file in "
+                               "/etc/ld.so.conf.d naming their directory, then `sudo "
+                               "ldconfig`. Or install a release of %s built for the CUDA this "
+                               "machine has.",
+                               cuda ? cuda : "", cudnn ? " / cuDNN " : "", cudnn ? cudnn : "",
+                               gd_buf_str(&other), cuda ? cuda : "?", cudnn ? cudnn : "?",
+                               gd_fw_val(fw, "framework"));
+        gd_buf_free(&pip);
+        gd_buf_free(&other);
     }
 }
 
@@ -326,85 +367,126 @@ static bool list_serves(const char *list, const char *prefix, bool ptx, unsigned
     return false;
 }
 
-static void judge_code(struct gd_report *r, const struct gd_entity *gpu, const struct gd_entity *fw,
-                       const struct gd_fact *sass_fact, const struct gd_fact *ptx_fact,
-                       const char *what)
+enum serve { SERVED, PTX_ONLY, NOT_SERVED };
+
+/* How a library's SASS and PTX lists serve (major, minor). */
+static enum serve judge(const char *sass, const char *ptx, bool tf_list, unsigned major,
+                        unsigned minor)
 {
-    const char *cc = gd_fw_val(gpu, "compute_capability");
-    unsigned major, minor;
-    if (!cc || sscanf(cc, "%u.%u", &major, &minor) != 2)
-        return;
-    const char *sass = gd_fact_known_value(sass_fact), *ptx = gd_fact_known_value(ptx_fact);
     /* TensorFlow's list names SASS as sm_XY and PTX (with SASS) as compute_XY. */
-    bool by_sass = list_serves(sass, "sm_", false, major, minor) ||
-                   (sass_fact == ptx_fact && list_serves(sass, "compute_", false, major, minor));
-    bool by_ptx = list_serves(ptx, "compute_", true, major, minor);
-    if (by_sass)
+    if (list_serves(sass, "sm_", false, major, minor) ||
+        (tf_list && list_serves(sass, "compute_", false, major, minor)))
+        return SERVED;
+    return list_serves(ptx, "compute_", true, major, minor) ? PTX_ONLY : NOT_SERVED;
+}
+
+struct judged {
+    const struct gd_entity *fw;
+    const struct gd_entity *gpu;
+    unsigned major, minor;
+    enum serve worst;
+    const struct gd_fact *evidence[16]; /* the lists that do not serve */
+    size_t nevidence;
+};
+
+static void judge_list(struct judged *j, const struct gd_fact *sass, const struct gd_fact *ptx,
+                       bool tf_list)
+{
+    enum serve v =
+        judge(gd_fact_known_value(sass), gd_fact_known_value(ptx), tf_list, j->major, j->minor);
+    if (v == SERVED)
         return;
-    const char *model = gd_fw_val(gpu, "model");
+    if (v > j->worst)
+        j->worst = v;
+    if (j->nevidence + 2 <= sizeof j->evidence / sizeof *j->evidence) {
+        j->evidence[j->nevidence++] = sass;
+        if (ptx != sass)
+            j->evidence[j->nevidence++] = ptx;
+    }
+}
+
+static void report_judged(struct gd_report *r, const struct judged *j)
+{
+    const char *cc = gd_fw_val(j->gpu, "compute_capability"), *model = gd_fw_val(j->gpu, "model");
     char release[64];
-    release_of(gd_fw_val(fw, "version"), release, sizeof release);
-    if (by_ptx) {
-        struct gd_finding *f =
-            gd_finding_add(r, "framework.ptx-jit-only", GD_SEV_WARNING,
+    release_of(gd_fw_val(j->fw, "version"), release, sizeof release);
+    struct gd_finding *f;
+    if (j->worst == PTX_ONLY) {
+        f = gd_finding_add(r, "framework.ptx-jit-only", GD_SEV_WARNING,
                            "%s %s has no machine code for the %s (compute capability %s), only PTX",
-                           gd_fw_val(fw, "dist"), release, model ? model : "GPU", cc);
-        gd_finding_set_why(f,
-                           "The driver compiles the PTX at first use (%s): minutes of start-up, "
-                           "repeated whenever its cache (~/.nv/ComputeCache) is cleared or too "
-                           "small, and code not tuned for this GPU.",
-                           what);
-        gd_finding_add_evidence(f, gd_entity_fact(gpu, "compute_capability"));
-        gd_finding_add_evidence(f, sass_fact);
-        gd_finding_add_evidence(f, ptx_fact);
+                           gd_fw_val(j->fw, "dist"), release, model ? model : "GPU", cc);
+        gd_finding_set_why(f, "The driver compiles the PTX at first use: minutes of start-up, "
+                              "repeated whenever its cache (~/.nv/ComputeCache) is cleared or too "
+                              "small, and code not tuned for this GPU.");
         gd_finding_add_fix(f,
                            "Install a release of %s built with sm_%u%u in its architecture "
                            "list (newer releases add the newest GPUs).",
-                           gd_fw_val(fw, "framework"), major, minor);
-        return;
+                           gd_fw_val(j->fw, "framework"), j->major, j->minor);
+    } else {
+        f = gd_finding_add(r, "framework.no-kernel-for-gpu", GD_SEV_ERROR,
+                           "%s %s carries no code the %s (compute capability %s) can run",
+                           gd_fw_val(j->fw, "dist"), release, model ? model : "GPU", cc);
+        gd_finding_set_why(f,
+                           "Neither its machine code (SASS) nor its PTX serves compute "
+                           "capability %s: every kernel launch fails with \"no kernel image is "
+                           "available for execution on the device\".",
+                           cc);
+        gd_finding_add_fix(f,
+                           "Install a release of %s whose CUDA build lists sm_%u%u (or PTX of "
+                           "compute_%u%u or lower): for a GPU newer than the release, a newer "
+                           "release with a newer CUDA; for an older GPU, an older release that "
+                           "still supports it.",
+                           gd_fw_val(j->fw, "framework"), j->major, j->minor, j->major, j->minor);
     }
-    struct gd_finding *f =
-        gd_finding_add(r, "framework.no-kernel-for-gpu", GD_SEV_ERROR,
-                       "%s %s carries no code the %s (compute capability %s) can run",
-                       gd_fw_val(fw, "dist"), release, model ? model : "GPU", cc);
-    gd_finding_set_why(f,
-                       "Neither its machine code (SASS) nor its PTX serves compute capability "
-                       "%s (%s): every kernel launch fails with \"no kernel image is available "
-                       "for execution on the device\".",
-                       cc, what);
-    gd_finding_add_evidence(f, gd_entity_fact(gpu, "compute_capability"));
-    gd_finding_add_evidence(f, sass_fact);
-    gd_finding_add_evidence(f, ptx_fact);
-    gd_finding_add_fix(f,
-                       "Install a release of %s whose CUDA build lists sm_%u%u (or PTX of "
-                       "compute_%u%u or lower): for a GPU newer than the release, a newer "
-                       "release with a newer CUDA; for an older GPU, an older release that "
-                       "still supports it.",
-                       gd_fw_val(fw, "framework"), major, minor, major, minor);
+    gd_finding_add_evidence(f, gd_entity_fact(j->gpu, "compute_capability"));
+    for (size_t i = 0; i < j->nevidence; i++)
+        gd_finding_add_evidence(f, j->evidence[i]);
+}
+
+/* One finding per framework and compute capability (two RTX 3090s are one question), the
+ * worst of its libraries; TensorFlow's build_info.py list counts when no fat binary of it was
+ * read. */
+static void judge_framework(struct gd_report *r, const struct gd_entity *fw,
+                            const struct gd_entity *gpu)
+{
+    const char *cc = gd_fw_val(gpu, "compute_capability");
+    struct judged j = { fw, gpu, 0, 0, SERVED, { NULL }, 0 };
+    if (!cc || sscanf(cc, "%u.%u", &j.major, &j.minor) != 2)
+        return;
+    bool any = false;
+    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
+        const struct gd_entity *k = gd_report_entity_at(r, i);
+        const char *owner = kind_is(k, "kernels") ? gd_fw_val(k, "framework") : NULL;
+        if (!owner || strcmp(owner, gd_entity_id(fw)) != 0 ||
+            (!gd_fw_val(k, "sass") && !gd_fw_val(k, "ptx")))
+            continue;
+        any = true;
+        judge_list(&j, gd_entity_fact(k, "sass"), gd_entity_fact(k, "ptx"), false);
+    }
+    const struct gd_fact *list = gd_entity_fact(fw, "build.compute_capabilities");
+    if (!any && gd_fact_known_value(list))
+        judge_list(&j, list, list, true);
+    if (j.worst != SERVED)
+        report_judged(r, &j);
 }
 
 static void kernels(struct gd_report *r)
 {
     for (size_t g = 0; g < gd_report_entity_count(r); g++) {
         const struct gd_entity *gpu = gd_report_entity_at(r, g);
-        if (!kind_is(gpu, "gpu") || !gd_fw_val(gpu, "compute_capability"))
+        const char *cc = kind_is(gpu, "gpu") ? gd_fw_val(gpu, "compute_capability") : NULL;
+        if (!cc)
             continue;
-        for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-            const struct gd_entity *e = gd_report_entity_at(r, i);
-            if (kind_is(e, "kernels")) {
-                const struct gd_entity *fw = gd_report_entity(r, gd_fw_val(e, "framework"));
-                if (fw && gd_fw_val(e, "sass") != NULL)
-                    judge_code(r, gpu, fw, gd_entity_fact(e, "sass"), gd_entity_fact(e, "ptx"),
-                               gd_fw_val(e, "library"));
-                else if (fw && gd_fw_val(e, "ptx"))
-                    judge_code(r, gpu, fw, gd_entity_fact(e, "sass"), gd_entity_fact(e, "ptx"),
-                               gd_fw_val(e, "library"));
-            } else if (kind_is(e, "framework") && gd_fw_val(e, "build.compute_capabilities")) {
-                /* TensorFlow states its list in build_info.py; its fat binaries, when read,
-                 * are judged above as well. */
-                const struct gd_fact *list = gd_entity_fact(e, "build.compute_capabilities");
-                judge_code(r, gpu, e, list, list, "build_info.py");
-            }
+        bool seen = false; /* an earlier GPU of the same capability */
+        for (size_t e = 0; e < g && !seen; e++) {
+            const struct gd_entity *o = gd_report_entity_at(r, e);
+            const char *occ = kind_is(o, "gpu") ? gd_fw_val(o, "compute_capability") : NULL;
+            seen = occ && strcmp(occ, cc) == 0;
+        }
+        for (size_t i = 0; i < gd_report_entity_count(r) && !seen; i++) {
+            const struct gd_entity *fw = gd_report_entity_at(r, i);
+            if (kind_is(fw, "framework"))
+                judge_framework(r, fw, gpu);
         }
     }
 }
@@ -466,12 +548,15 @@ static void cudnn_conflicts(struct gd_report *r)
                                   "loaded first, the other fails to load it or picks up the wrong "
                                   "one (CUDNN_STATUS_VERSION_MISMATCH, missing symbols).");
             gd_finding_add_evidence(f, first_why);
+            gd_finding_add_evidence(f, gd_entity_fact(first, "build.cudnn"));
             gd_finding_add_evidence(f, why);
+            gd_finding_add_evidence(f, gd_entity_fact(fw, "build.cudnn"));
             gd_finding_add_evidence(f, gd_entity_fact(first, "version"));
             gd_finding_add_evidence(f, gd_entity_fact(fw, "version"));
             gd_finding_add_fix(f, "Give each framework its own virtual environment, or choose "
                                   "releases of both built against the same cuDNN major "
-                                  "(`gpudoctor plan` lists them).");
+                                  "(the cuDNN a release needs is in its tested build configuration "
+                                  "or its nvidia-cudnn pin).");
         }
     }
 }

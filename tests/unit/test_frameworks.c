@@ -195,7 +195,7 @@ static void test_tensorflow_assign_and_cpu(void **state)
              "    ('is_rocm_build', False), ('is_tensorrt_build', False)])\n");
     run(&r, NULL);
     EXPECT(&r, cpu, "build", "cpu");
-    EXPECT_NONE(&r, cpu, "build.cuda");
+    EXPECT(&r, cpu, "build.cuda", "-");
     run_free(&r);
 
     /* No build file: the role decides. */
@@ -447,7 +447,7 @@ static void test_torch_libraries(void **state)
     const char *cudnn = "framework_lib:/site/torch-2.1.0+cu121.dist-info:libcudnn.so.8";
     EXPECT(&r, cudnn, "how", "needed");
     EXPECT(&r, cudnn, "needed_by", "/site/torch/lib/libtorch_cuda.so");
-    EXPECT(&r, cudnn, "path", "/site/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.8");
+    EXPECT(&r, cudnn, "path", "/site/nvidia/cudnn/lib/libcudnn.so.8");
     EXPECT(&r, cudnn, "rule", "runpath");
     EXPECT(&r, cudnn, "version", "8");
     EXPECT(&r, cudnn, "family", "cudnn");
@@ -493,7 +493,7 @@ static void test_tensorflow_dlopens(void **state)
     run(&r, NULL);
     const char *cudnn = "framework_lib:/site/tensorflow-2.15.0.dist-info:libcudnn.so.8";
     EXPECT(&r, cudnn, "how", "dlopen");
-    EXPECT(&r, cudnn, "path", "/site/tensorflow/../nvidia/cudnn/lib/libcudnn.so.8");
+    EXPECT(&r, cudnn, "path", "/site/nvidia/cudnn/lib/libcudnn.so.8");
     EXPECT(&r, "framework_lib:/site/tensorflow-2.15.0.dist-info:libcudart.so.12", "path", "-");
     EXPECT(&r, "framework_lib:/site/tensorflow-2.15.0.dist-info:libcupti.so.12.2", "optional",
            "true");
