@@ -2,6 +2,7 @@
 
 #include "core/alloc.h"
 #include "core/arena.h"
+#include "core/hash.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,7 @@ void gd_report_free(struct gd_report *r)
         gd_free(r->findings[i]->fix);
     }
     gd_free(r->entities);
+    gd_free(r->by_id);
     gd_free(r->findings);
     gd_arena_free(r->arena);
     gd_free(r);
@@ -75,10 +77,41 @@ const char *gd_report_printf(struct gd_report *r, const char *fmt, ...)
 
 static struct gd_entity *find_entity(const struct gd_report *r, const char *id)
 {
+    if (!r->cap_by_id || !id)
+        return NULL;
+    uint64_t h = gd_hash_str(id);
+    for (size_t i = h & (r->cap_by_id - 1);; i = (i + 1) & (r->cap_by_id - 1)) {
+        struct gd_entity *e = r->by_id[i];
+        if (!e)
+            return NULL;
+        if (e->id_hash == h && strcmp(e->id, id) == 0)
+            return e;
+    }
+}
+
+static void index_put(struct gd_entity **table, size_t cap, struct gd_entity *e)
+{
+    size_t i = e->id_hash & (cap - 1);
+    while (table[i])
+        i = (i + 1) & (cap - 1);
+    table[i] = e;
+}
+
+/* Room in the index for one more entity; false when out of memory (nothing changed). */
+static bool index_reserve(struct gd_report *r)
+{
+    if ((r->nentities + 1) * 2 <= r->cap_by_id)
+        return true;
+    size_t cap = r->cap_by_id ? r->cap_by_id * 2 : 64;
+    struct gd_entity **table = gd_calloc(cap, sizeof *table);
+    if (!table)
+        return false;
     for (size_t i = 0; i < r->nentities; i++)
-        if (strcmp(r->entities[i]->id, id) == 0)
-            return r->entities[i];
-    return NULL;
+        index_put(table, cap, r->entities[i]);
+    gd_free(r->by_id);
+    r->by_id = table;
+    r->cap_by_id = cap;
+    return true;
 }
 
 struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, const char *id)
@@ -89,15 +122,19 @@ struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, co
     if (e)
         return e;
     e = gd_arena_alloc(r->arena, sizeof *e);
-    if (!e || gd_grow((void **)&r->entities, &r->cap_entities, r->nentities + 1,
-                      sizeof *r->entities) != 0)
+    if (!e ||
+        gd_grow((void **)&r->entities, &r->cap_entities, r->nentities + 1, sizeof *r->entities) !=
+            0 ||
+        !index_reserve(r))
         return fail(r);
     e->report = r;
     e->kind = gd_report_strdup(r, kind);
     e->id = gd_report_strdup(r, id);
     if (!e->kind || !e->id)
         return NULL;
+    e->id_hash = gd_hash_str(e->id);
     r->entities[r->nentities++] = e;
+    index_put(r->by_id, r->cap_by_id, e);
     return e;
 }
 

@@ -13,6 +13,7 @@
 #include <gpudoctor/gpudoctor.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct gd_arena;
 
@@ -35,6 +36,7 @@ struct gd_fact {
 struct gd_entity {
     struct gd_report *report;
     const char *kind, *id;
+    uint64_t id_hash;
     struct gd_fact **facts;
     size_t nfacts, cap;
 };
@@ -54,6 +56,11 @@ struct gd_report {
     struct gd_arena *arena;
     struct gd_entity **entities;
     size_t nentities, cap_entities;
+    /* Entities by id: open addressing over `entities`, a power-of-two size at least twice the
+     * count (a check of 100 environments records thousands of entities; rules look them up by
+     * id all the time). */
+    struct gd_entity **by_id;
+    size_t cap_by_id;
     struct gd_finding **findings;
     size_t nfindings, cap_findings;
     bool failed;

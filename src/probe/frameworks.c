@@ -788,6 +788,7 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx)
     for (size_t i = 0; i < s.nfws; i++)
         gd_free(s.fws[i].meta);
     gd_free(s.fws);
+    gd_free(s.copies);
     gd_strlist_free(&done);
     gd_pyenvs_free(&own);
     gd_families_free(&s.families);

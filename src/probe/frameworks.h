@@ -59,6 +59,15 @@ struct gd_fwscan {
     enum gd_status status; /* GD_ENOMEM once an allocation failed */
     struct gd_fw *fws;
     size_t nfws, cap_fws, dropped;
+    /* The inventory's library entities sorted by path, made on first use (fwlibs.c). */
+    struct gd_fw_copy *copies;
+    size_t ncopies;
+    bool copies_made;
+};
+
+struct gd_fw_copy {
+    const char *path;
+    const struct gd_entity *entity;
 };
 
 /* Record status `st` when it is GD_ENOMEM (the only failure that stops the probe). */

@@ -31,6 +31,7 @@
 #include "sysroot/glob.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REF_MAX (GD_ROOT_PATH_MAX + 128)
@@ -162,18 +163,36 @@ static const struct gd_kb_row *cuda_family(const struct gd_fwscan *s, const char
     return group && strcmp(group, "driver") == 0 ? NULL : row;
 }
 
-/* The inventory's entity for the file at `path` (its real path), or NULL. */
-static const struct gd_entity *library_entity(const struct gd_report *r, const char *real)
+static int cmp_copy(const void *a, const void *b)
 {
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *e = gd_report_entity_at(r, i);
-        if (strcmp(gd_entity_kind(e), "library") != 0)
-            continue;
-        const struct gd_fact *p = gd_entity_fact(e, "path");
-        if (p && p->value && strcmp(p->value, real) == 0)
-            return e;
+    return strcmp(((const struct gd_fw_copy *)a)->path, ((const struct gd_fw_copy *)b)->path);
+}
+
+/* The inventory's entity for the file at `real` (its real path), or NULL: a sorted index of
+ * them, made once (a hundred environments hold thousands of copies). */
+static const struct gd_entity *library_entity(struct gd_fwscan *s, const char *real)
+{
+    const struct gd_report *r = s->ctx->report;
+    if (!s->copies_made) {
+        s->copies_made = true;
+        size_t n = gd_report_entity_count(r);
+        s->copies = gd_calloc(n ? n : 1, sizeof *s->copies);
+        if (!s->copies) {
+            s->status = GD_ENOMEM;
+            return NULL;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct gd_entity *e = gd_report_entity_at(r, i);
+            const struct gd_fact *p = gd_entity_fact(e, "path");
+            if (strcmp(gd_entity_kind(e), "library") == 0 && p && p->value)
+                s->copies[s->ncopies++] = (struct gd_fw_copy){ p->value, e };
+        }
+        qsort(s->copies, s->ncopies, sizeof *s->copies, cmp_copy);
     }
-    return NULL;
+    struct gd_fw_copy key = { real, NULL };
+    const struct gd_fw_copy *hit =
+        s->copies ? bsearch(&key, s->copies, s->ncopies, sizeof *s->copies, cmp_copy) : NULL;
+    return hit ? hit->entity : NULL;
 }
 
 /* "8.9.2" from ".../libcudnn.so.8.9.2" with prefix "libcudnn.so"; "" when the name says none. */
@@ -236,7 +255,7 @@ static void record_lib(struct gd_fwscan *s, struct gd_fw *fw, const char *soname
     gd_free(shown);
     st = gd_root_resolve(s->ctx->root, f->path, true, &real);
     gd_fwscan_fail(s, st);
-    const struct gd_entity *lib = real ? library_entity(r, real) : NULL;
+    const struct gd_entity *lib = real ? library_entity(s, real) : NULL;
     const struct gd_fact *v = lib ? gd_entity_fact(lib, "version") : NULL;
     if (v && v->value) {
         gd_fact_str(e, "library", gd_entity_id(lib), gd_src(GD_SOURCE_PATH, real));

@@ -6,11 +6,13 @@
  */
 #include "rules/frameworks.h"
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
 #include "core/version.h"
 #include "kb/kb.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,39 @@ const char *gd_fw_val(const struct gd_entity *e, const char *name)
 static bool kind_is(const struct gd_entity *e, const char *kind)
 {
     return strcmp(gd_entity_kind(e), kind) == 0;
+}
+
+/* The entities the framework rules read, collected in one pass: a check of 100 environments
+ * holds thousands, and the rules pair them up. */
+struct fwix {
+    const struct gd_entity **fws, **libs, **kernels, **gpus, **envs, **copies;
+    size_t nfws, nlibs, nkernels, ngpus, nenvs, ncopies;
+    const struct gd_entity **all; /* one block holding the six lists */
+};
+
+static bool fwix_build(const struct gd_report *r, struct fwix *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    size_t n = gd_report_entity_count(r);
+    ix->all = gd_calloc(n ? n : 1, sizeof *ix->all);
+    if (!ix->all)
+        return false;
+    static const char *const kinds[] = { "framework", "framework_lib", "kernels",
+                                         "gpu",       "python_env",    "library" };
+    const struct gd_entity ***lists[] = { &ix->fws,  &ix->libs, &ix->kernels,
+                                          &ix->gpus, &ix->envs, &ix->copies };
+    size_t *counts[] = {
+        &ix->nfws, &ix->nlibs, &ix->nkernels, &ix->ngpus, &ix->nenvs, &ix->ncopies
+    };
+    size_t used = 0;
+    for (size_t k = 0; k < 6; k++) {
+        *lists[k] = ix->all + used;
+        for (size_t i = 0; i < n; i++)
+            if (kind_is(gd_report_entity_at(r, i), kinds[k]))
+                ix->all[used++] = gd_report_entity_at(r, i);
+        *counts[k] = (size_t)(ix->all + used - *lists[k]);
+    }
+    return true;
 }
 
 bool gd_fw_gpu_present(const struct gd_report *r)
@@ -125,11 +160,11 @@ static void cpu_only_fix(struct gd_finding *f, const struct gd_entity *fw, bool 
     }
 }
 
-static void cpu_only(struct gd_report *r, bool gpu)
+static void cpu_only(struct gd_report *r, const struct fwix *ix, bool gpu)
 {
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *fw = gd_report_entity_at(r, i);
-        const char *build = kind_is(fw, "framework") ? gd_fw_val(fw, "build") : NULL;
+    for (size_t i = 0; i < ix->nfws; i++) {
+        const struct gd_entity *fw = ix->fws[i];
+        const char *build = gd_fw_val(fw, "build");
         if (!build || strcmp(build, "cpu") != 0)
             continue;
         const char *dist = gd_fw_val(fw, "dist"), *version = gd_fw_val(fw, "version");
@@ -179,12 +214,12 @@ static const char *wheel_for(const struct gd_kb *kb, const char *family, unsigne
 }
 
 /* A copy of the same family elsewhere on the machine (another major): the usual cause. */
-static void other_copies(struct gd_finding *f, const struct gd_report *r, const char *family)
+static void other_copies(struct gd_finding *f, const struct fwix *ix, const char *family)
 {
     size_t shown = 0;
-    for (size_t i = 0; family && i < gd_report_entity_count(r) && shown < 1; i++) {
-        const struct gd_entity *e = gd_report_entity_at(r, i);
-        const char *fam = kind_is(e, "library") ? gd_fw_val(e, "family") : NULL;
+    for (size_t i = 0; family && i < ix->ncopies && shown < 1; i++) {
+        const struct gd_entity *e = ix->copies[i];
+        const char *fam = gd_fw_val(e, "family");
         if (fam && strcmp(fam, family) == 0 && !gd_fact_is_true(gd_entity_fact(e, "stub"))) {
             gd_finding_add_evidence(f, gd_entity_fact(e, "path"));
             gd_finding_add_evidence(f, gd_entity_fact(e, "version"));
@@ -228,30 +263,40 @@ static void missing_fix(struct gd_finding *f, struct gd_buf *pip, struct gd_buf 
         gd_buf_printf(pip, " %s", spec);
 }
 
-static bool is_missing(const struct gd_entity *lib, const char *fw_id)
+static bool is_missing(const struct gd_entity *lib)
 {
-    const char *owner = gd_fw_val(lib, "framework");
-    return strcmp(gd_entity_kind(lib), "framework_lib") == 0 && owner &&
-           strcmp(owner, fw_id) == 0 && !gd_fw_val(lib, "path") && gd_fw_val(lib, "soname") &&
+    return gd_fw_val(lib, "framework") && !gd_fw_val(lib, "path") && gd_fw_val(lib, "soname") &&
            !gd_fact_is_true(gd_entity_fact(lib, "optional"));
+}
+
+static bool owned_by(const struct gd_entity *lib, const char *fw_id)
+{
+    return strcmp(gd_fw_val(lib, "framework"), fw_id) == 0;
 }
 
 /* One finding per framework, naming every library it misses: TensorFlow 2.4 on a CUDA 12
  * machine misses eight, for one cause. */
-static void missing_libraries(struct gd_report *r, const struct gd_kb *kb)
+static void missing_libraries(struct gd_report *r, const struct fwix *ix, const struct gd_kb *kb)
 {
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *fw = gd_report_entity_at(r, i);
-        if (!kind_is(fw, "framework"))
-            continue;
+    const struct gd_entity **missing = gd_calloc(ix->nlibs ? ix->nlibs : 1, sizeof *missing);
+    if (!missing) {
+        gd_report_out_of_memory(r);
+        return;
+    }
+    size_t nmissing = 0;
+    for (size_t k = 0; k < ix->nlibs; k++)
+        if (is_missing(ix->libs[k]))
+            missing[nmissing++] = ix->libs[k];
+    for (size_t i = 0; i < ix->nfws && nmissing; i++) {
+        const struct gd_entity *fw = ix->fws[i];
         const char *id = gd_entity_id(fw);
         struct gd_buf names;
         gd_buf_init(&names, 4096);
         size_t n = 0;
         bool needed = false;
-        for (size_t k = 0; k < gd_report_entity_count(r); k++) {
-            const struct gd_entity *lib = gd_report_entity_at(r, k);
-            if (!is_missing(lib, id))
+        for (size_t k = 0; k < nmissing; k++) {
+            const struct gd_entity *lib = missing[k];
+            if (!owned_by(lib, id))
                 continue;
             gd_buf_printf(&names, "%s%s", n ? ", " : "", gd_fw_val(lib, "soname"));
             needed = needed || strcmp(gd_fw_val(lib, "how"), "needed") == 0;
@@ -278,12 +323,12 @@ static void missing_libraries(struct gd_report *r, const struct gd_kb *kb)
         struct gd_buf pip, other;
         gd_buf_init(&pip, 4096);
         gd_buf_init(&other, 4096);
-        for (size_t k = 0; k < gd_report_entity_count(r); k++) {
-            const struct gd_entity *lib = gd_report_entity_at(r, k);
-            if (!is_missing(lib, id))
+        for (size_t k = 0; k < nmissing; k++) {
+            const struct gd_entity *lib = missing[k];
+            if (!owned_by(lib, id))
                 continue;
             gd_finding_add_evidence(f, gd_entity_fact(lib, "path"));
-            other_copies(f, r, gd_fw_val(lib, "family"));
+            other_copies(f, ix, gd_fw_val(lib, "family"));
             missing_fix(f, &pip, &other, kb, fw, lib);
         }
         const char *cuda = gd_fw_val(fw, "build.cuda"), *cudnn = gd_fw_val(fw, "build.cudnn");
@@ -305,6 +350,7 @@ static void missing_libraries(struct gd_report *r, const struct gd_kb *kb)
         gd_buf_free(&pip);
         gd_buf_free(&other);
     }
+    gd_free(missing);
 }
 
 /* ---- compiled GPU code against the GPUs ---------------------------------------------------- */
@@ -446,7 +492,7 @@ static void report_judged(struct gd_report *r, const struct judged *j)
 /* One finding per framework and compute capability (two RTX 3090s are one question), the
  * worst of its libraries; TensorFlow's build_info.py list counts when no fat binary of it was
  * read. */
-static void judge_framework(struct gd_report *r, const struct gd_entity *fw,
+static void judge_framework(struct gd_report *r, const struct fwix *ix, const struct gd_entity *fw,
                             const struct gd_entity *gpu)
 {
     const char *cc = gd_fw_val(gpu, "compute_capability");
@@ -454,9 +500,9 @@ static void judge_framework(struct gd_report *r, const struct gd_entity *fw,
     if (!cc || sscanf(cc, "%u.%u", &j.major, &j.minor) != 2)
         return;
     bool any = false;
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *k = gd_report_entity_at(r, i);
-        const char *owner = kind_is(k, "kernels") ? gd_fw_val(k, "framework") : NULL;
+    for (size_t i = 0; i < ix->nkernels; i++) {
+        const struct gd_entity *k = ix->kernels[i];
+        const char *owner = gd_fw_val(k, "framework");
         if (!owner || strcmp(owner, gd_entity_id(fw)) != 0 ||
             (!gd_fw_val(k, "sass") && !gd_fw_val(k, "ptx")))
             continue;
@@ -470,37 +516,32 @@ static void judge_framework(struct gd_report *r, const struct gd_entity *fw,
         report_judged(r, &j);
 }
 
-static void kernels(struct gd_report *r)
+static void kernels(struct gd_report *r, const struct fwix *ix)
 {
-    for (size_t g = 0; g < gd_report_entity_count(r); g++) {
-        const struct gd_entity *gpu = gd_report_entity_at(r, g);
-        const char *cc = kind_is(gpu, "gpu") ? gd_fw_val(gpu, "compute_capability") : NULL;
+    for (size_t g = 0; g < ix->ngpus; g++) {
+        const struct gd_entity *gpu = ix->gpus[g];
+        const char *cc = gd_fw_val(gpu, "compute_capability");
         if (!cc)
             continue;
         bool seen = false; /* an earlier GPU of the same capability */
         for (size_t e = 0; e < g && !seen; e++) {
-            const struct gd_entity *o = gd_report_entity_at(r, e);
-            const char *occ = kind_is(o, "gpu") ? gd_fw_val(o, "compute_capability") : NULL;
+            const char *occ = gd_fw_val(ix->gpus[e], "compute_capability");
             seen = occ && strcmp(occ, cc) == 0;
         }
-        for (size_t i = 0; i < gd_report_entity_count(r) && !seen; i++) {
-            const struct gd_entity *fw = gd_report_entity_at(r, i);
-            if (kind_is(fw, "framework"))
-                judge_framework(r, fw, gpu);
-        }
+        for (size_t i = 0; i < ix->nfws && !seen; i++)
+            judge_framework(r, ix, ix->fws[i], gpu);
     }
 }
 
 /* ---- two cuDNN majors in one environment -------------------------------------------------- */
 
 /* The cuDNN major a framework needs: its libcudnn framework_lib's soname, else build.cudnn. */
-static unsigned long cudnn_major(const struct gd_report *r, const struct gd_entity *fw,
+static unsigned long cudnn_major(const struct fwix *ix, const struct gd_entity *fw,
                                  const struct gd_fact **why)
 {
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *e = gd_report_entity_at(r, i);
-        const char *owner = kind_is(e, "framework_lib") ? gd_fw_val(e, "framework") : NULL;
-        const char *soname = owner ? gd_fw_val(e, "soname") : NULL;
+    for (size_t i = 0; i < ix->nlibs; i++) {
+        const struct gd_entity *e = ix->libs[i];
+        const char *owner = gd_fw_val(e, "framework"), *soname = gd_fw_val(e, "soname");
         if (owner && strcmp(owner, gd_entity_id(fw)) == 0 && soname &&
             gd_str_starts_with(soname, "libcudnn.so.")) {
             *why = gd_entity_fact(e, "soname");
@@ -512,60 +553,71 @@ static unsigned long cudnn_major(const struct gd_report *r, const struct gd_enti
     return v ? strtoul(v, NULL, 10) : 0;
 }
 
-static void cudnn_conflicts(struct gd_report *r)
+struct need {
+    unsigned long major; /* 0: a framework that needs no cuDNN (or not a CUDA build) */
+    const struct gd_fact *why;
+};
+
+static void conflict(struct gd_report *r, const struct gd_entity *env, const struct gd_entity *a,
+                     const struct need *na, const struct gd_entity *b, const struct need *nb)
 {
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *env = gd_report_entity_at(r, i);
-        if (!kind_is(env, "python_env"))
-            continue;
-        const struct gd_entity *first = NULL;
-        const struct gd_fact *first_why = NULL;
-        unsigned long first_major = 0;
-        for (size_t k = 0; k < gd_report_entity_count(r); k++) {
-            const struct gd_entity *fw = gd_report_entity_at(r, k);
-            const char *build = kind_is(fw, "framework") ? gd_fw_val(fw, "build") : NULL;
-            if (!build || strcmp(build, "cuda") != 0 || !gd_fw_in_env(r, env, fw))
+    struct gd_finding *f = gd_finding_add(
+        r, "framework.cudnn-major-conflict", GD_SEV_ERROR,
+        "%s needs cuDNN %lu and %s needs cuDNN %lu in one environment (%s)", gd_fw_val(a, "dist"),
+        na->major, gd_fw_val(b, "dist"), nb->major, gd_fw_val(env, "prefix"));
+    gd_finding_set_why(f, "One environment holds one nvidia-cudnn wheel and one process one "
+                          "libcudnn: whichever framework's cuDNN is installed or loaded first, "
+                          "the other fails to load it or picks up the wrong one "
+                          "(CUDNN_STATUS_VERSION_MISMATCH, missing symbols).");
+    gd_finding_add_evidence(f, na->why);
+    gd_finding_add_evidence(f, gd_entity_fact(a, "build.cudnn"));
+    gd_finding_add_evidence(f, nb->why);
+    gd_finding_add_evidence(f, gd_entity_fact(b, "build.cudnn"));
+    gd_finding_add_evidence(f, gd_entity_fact(a, "version"));
+    gd_finding_add_evidence(f, gd_entity_fact(b, "version"));
+    gd_finding_add_fix(f, "Give each framework its own virtual environment, or choose releases "
+                          "of both built against the same cuDNN major (the cuDNN a release needs "
+                          "is in its tested build configuration or its nvidia-cudnn pin).");
+}
+
+static void cudnn_conflicts(struct gd_report *r, const struct fwix *ix)
+{
+    struct need *needs = gd_calloc(ix->nfws ? ix->nfws : 1, sizeof *needs);
+    if (!needs) {
+        gd_report_out_of_memory(r);
+        return;
+    }
+    for (size_t k = 0; k < ix->nfws; k++) {
+        const char *build = gd_fw_val(ix->fws[k], "build");
+        if (build && strcmp(build, "cuda") == 0)
+            needs[k].major = cudnn_major(ix, ix->fws[k], &needs[k].why);
+    }
+    for (size_t i = 0; i < ix->nenvs; i++) {
+        const struct gd_entity *env = ix->envs[i];
+        size_t first = SIZE_MAX;
+        for (size_t k = 0; k < ix->nfws; k++) {
+            if (!needs[k].major || !gd_fw_in_env(r, env, ix->fws[k]))
                 continue;
-            const struct gd_fact *why = NULL;
-            unsigned long major = cudnn_major(r, fw, &why);
-            if (!major)
-                continue;
-            if (!first) {
-                first = fw;
-                first_why = why;
-                first_major = major;
-                continue;
-            }
-            if (major == first_major)
-                continue;
-            struct gd_finding *f =
-                gd_finding_add(r, "framework.cudnn-major-conflict", GD_SEV_ERROR,
-                               "%s needs cuDNN %lu and %s needs cuDNN %lu in one environment (%s)",
-                               gd_fw_val(first, "dist"), first_major, gd_fw_val(fw, "dist"), major,
-                               gd_fw_val(env, "prefix"));
-            gd_finding_set_why(f, "One environment holds one nvidia-cudnn wheel and one process "
-                                  "one libcudnn: whichever framework's cuDNN is installed or "
-                                  "loaded first, the other fails to load it or picks up the wrong "
-                                  "one (CUDNN_STATUS_VERSION_MISMATCH, missing symbols).");
-            gd_finding_add_evidence(f, first_why);
-            gd_finding_add_evidence(f, gd_entity_fact(first, "build.cudnn"));
-            gd_finding_add_evidence(f, why);
-            gd_finding_add_evidence(f, gd_entity_fact(fw, "build.cudnn"));
-            gd_finding_add_evidence(f, gd_entity_fact(first, "version"));
-            gd_finding_add_evidence(f, gd_entity_fact(fw, "version"));
-            gd_finding_add_fix(f, "Give each framework its own virtual environment, or choose "
-                                  "releases of both built against the same cuDNN major "
-                                  "(the cuDNN a release needs is in its tested build configuration "
-                                  "or its nvidia-cudnn pin).");
+            if (first == SIZE_MAX)
+                first = k;
+            else if (needs[k].major != needs[first].major)
+                conflict(r, env, ix->fws[first], &needs[first], ix->fws[k], &needs[k]);
         }
     }
+    gd_free(needs);
 }
 
 void gd_rule_frameworks(struct gd_report *r, const struct gd_kb *kb)
 {
+    struct fwix ix;
+    if (!fwix_build(r, &ix)) {
+        gd_report_out_of_memory(r);
+        return;
+    }
     bool gpu = gd_fw_gpu_present(r);
-    cpu_only(r, gpu);
-    missing_libraries(r, kb);
-    kernels(r);
-    cudnn_conflicts(r);
+    cpu_only(r, &ix, gpu);
+    missing_libraries(r, &ix, kb);
+    kernels(r, &ix);
+    cudnn_conflicts(r, &ix);
+    gd_free(ix.all);
 }

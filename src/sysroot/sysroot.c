@@ -4,11 +4,24 @@
 #include "core/hash.h"
 #include "core/buf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Canonical paths the resolver has seen to be real directories (not links), so that a second
+ * path through them costs no lstat: a site directory's thousand files share one prefix of ten
+ * components. A check is a snapshot of the tree, so nothing is ever evicted; past
+ * GD_ROOT_DIR_CACHE_MAX entries the cache stops growing. Open addressing, power-of-two size. */
+#define GD_ROOT_DIR_CACHE_MAX 65536
+struct dir_cache {
+    char **keys;
+    uint64_t *hashes;
+    size_t cap, count;
+};
+
 struct gd_root {
+    struct dir_cache dirs;
     char *dir;    /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
     bool live;
@@ -57,9 +70,65 @@ void gd_root_free(struct gd_root *root)
         gd_free(root->anomalies[i].detail);
     }
     gd_free(root->anomalies);
+    for (size_t i = 0; i < root->dirs.cap; i++)
+        gd_free(root->dirs.keys[i]);
+    gd_free(root->dirs.keys);
+    gd_free(root->dirs.hashes);
     gd_free(root->dir);
     gd_free(root->prefix);
     gd_free(root);
+}
+
+static bool dir_cached(const struct dir_cache *c, const char *path, uint64_t h)
+{
+    if (!c->cap)
+        return false;
+    for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+        if (!c->keys[i])
+            return false;
+        if (c->hashes[i] == h && strcmp(c->keys[i], path) == 0)
+            return true;
+    }
+}
+
+static void dir_put(struct dir_cache *c, char *key, uint64_t h)
+{
+    size_t i = h & (c->cap - 1);
+    while (c->keys[i])
+        i = (i + 1) & (c->cap - 1);
+    c->keys[i] = key;
+    c->hashes[i] = h;
+    c->count++;
+}
+
+/* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
+ * must then not pass for complete); GD_OK also when the cache is full. */
+static enum gd_status dir_remember(struct dir_cache *c, const char *path, uint64_t h)
+{
+    if (c->count >= GD_ROOT_DIR_CACHE_MAX || dir_cached(c, path, h))
+        return GD_OK;
+    if ((c->count + 1) * 2 > c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        char **keys = gd_calloc(cap, sizeof *keys);
+        uint64_t *hashes = gd_calloc(cap, sizeof *hashes);
+        if (!keys || !hashes) {
+            gd_free(keys);
+            gd_free(hashes);
+            return GD_ENOMEM;
+        }
+        struct dir_cache grown = { keys, hashes, cap, 0 };
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->keys[i])
+                dir_put(&grown, c->keys[i], c->hashes[i]);
+        gd_free(c->keys);
+        gd_free(c->hashes);
+        *c = grown;
+    }
+    char *key = gd_strdup(path);
+    if (!key)
+        return GD_ENOMEM;
+    dir_put(c, key, h);
+    return GD_OK;
 }
 
 bool gd_root_is_live(const struct gd_root *root)
@@ -260,6 +329,9 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         memcpy(w.out + w.out_len, comp, len);
         w.out_len += len;
         w.out[w.out_len] = '\0';
+        uint64_t h = gd_hash_str(w.out);
+        if (dir_cached(&root->dirs, w.out, h))
+            continue; /* a directory, not a link: nothing to follow or refuse */
         char *host = gd_root_host_path(root, w.out);
         if (!host) {
             st = GD_ENOMEM;
@@ -267,6 +339,8 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
         }
         struct gd_os_stat s;
         st = gd_os_lstat(host, &s);
+        if (st == GD_OK && s.type == GD_FT_DIR)
+            st = dir_remember(&root->dirs, w.out, h);
         if (st == GD_OK && s.type == GD_FT_LNK && (!last || follow_last)) {
             if (++w.links > GD_ROOT_MAX_LINKS) {
                 st = GD_ELOOP;

@@ -169,8 +169,8 @@ int main(int argc, char **argv)
         else if (strcmp(nl + 1, "None\n") != 0)
             fail("torch.version.cuda is %s, not None", nl + 1);
         else
-            printf("torch %.*s imported: torch.version.cuda is None, as reported\n", (int)(nl - out),
-                   out);
+            printf("torch %.*s imported: torch.version.cuda is None, as reported\n",
+                   (int)(nl - out), out);
         free(out);
     }
     json_object_put(report);
