@@ -181,20 +181,27 @@ static void set_build(struct gd_fw *fw, const char *build, struct gd_source src)
     gd_fact_str(fw->entity, "build", build, src);
 }
 
+/* Keep a version in a fixed buffer: one that does not fit is no version of a CUDA release
+ * (they are "12.1", "8.9.4"), so it is recorded as written and never cut into a wrong one. */
+static void set_version(struct gd_fw *fw, char *buf, size_t size, const char *fact,
+                        const char *value, struct gd_source src)
+{
+    if (buf[0] || !value || !value[0])
+        return;
+    size_t n = strlen(value);
+    if (n < size)
+        memcpy(buf, value, n + 1);
+    gd_fact_str(fw->entity, fact, value, src);
+}
+
 static void set_cuda(struct gd_fw *fw, const char *cuda, struct gd_source src)
 {
-    if (fw->cuda[0] || !cuda || !cuda[0])
-        return;
-    snprintf(fw->cuda, sizeof fw->cuda, "%s", cuda);
-    gd_fact_str(fw->entity, "build.cuda", cuda, src);
+    set_version(fw, fw->cuda, sizeof fw->cuda, "build.cuda", cuda, src);
 }
 
 static void set_cudnn(struct gd_fw *fw, const char *cudnn, struct gd_source src)
 {
-    if (fw->cudnn[0] || !cudnn || !cudnn[0])
-        return;
-    snprintf(fw->cudnn, sizeof fw->cudnn, "%s", cudnn);
-    gd_fact_str(fw->entity, "build.cudnn", cudnn, src);
+    set_version(fw, fw->cudnn, sizeof fw->cudnn, "build.cudnn", cudnn, src);
 }
 
 /* The versions a build file states; one stated but not a version (Windows builds write

@@ -89,7 +89,7 @@ static bool pkg_version(const char *egg, char *out, size_t size)
     bool found = false;
     while (f && !found && fgets(line, sizeof line, f))
         if (strncmp(line, "Version: ", 9) == 0) {
-            snprintf(out, size, "%s", line + 9);
+            snprintf(out, size, "%.200s", line + 9);
             out[strcspn(out, "\r\n")] = '\0';
             found = true;
         }
@@ -174,8 +174,8 @@ int main(int argc, char **argv)
         free(out);
     }
     json_object_put(report);
-    globfree(&g);
     if (!failures)
         printf("ok: %s reported as a CPU-only torch %s\n", egg, version);
+    globfree(&g);
     return failures ? 1 : 0;
 }
