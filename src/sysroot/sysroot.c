@@ -20,8 +20,25 @@ struct dir_cache {
     size_t cap, count;
 };
 
+/* Answers of stat and lstat by host path: a check asks about the same files many times (every
+ * environment's base interpreter, each loader candidate, each copy's links). Only "there" and
+ * "not there" are kept; other failures are asked again. Same snapshot rule and cap as above. */
+#define GD_ROOT_STAT_CACHE_MAX 65536
+struct stat_entry {
+    char *key; /* host path; NULL: an empty slot */
+    uint64_t hash;
+    bool follow;
+    enum gd_status status; /* GD_OK or GD_ENOENT */
+    struct gd_os_stat st;
+};
+struct stat_cache {
+    struct stat_entry *items;
+    size_t cap, count;
+};
+
 struct gd_root {
     struct dir_cache dirs;
+    struct stat_cache stats;
     char *dir;    /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
     bool live;
@@ -70,13 +87,23 @@ void gd_root_free(struct gd_root *root)
         gd_free(root->anomalies[i].detail);
     }
     gd_free(root->anomalies);
+    gd_root_forget(root);
+    gd_free(root->dir);
+    gd_free(root->prefix);
+    gd_free(root);
+}
+
+void gd_root_forget(struct gd_root *root)
+{
     for (size_t i = 0; i < root->dirs.cap; i++)
         gd_free(root->dirs.keys[i]);
     gd_free(root->dirs.keys);
     gd_free(root->dirs.hashes);
-    gd_free(root->dir);
-    gd_free(root->prefix);
-    gd_free(root);
+    memset(&root->dirs, 0, sizeof root->dirs);
+    for (size_t i = 0; i < root->stats.cap; i++)
+        gd_free(root->stats.items[i].key);
+    gd_free(root->stats.items);
+    memset(&root->stats, 0, sizeof root->stats);
 }
 
 static bool dir_cached(const struct dir_cache *c, const char *path, uint64_t h)
@@ -99,6 +126,58 @@ static void dir_put(struct dir_cache *c, char *key, uint64_t h)
     c->keys[i] = key;
     c->hashes[i] = h;
     c->count++;
+}
+
+static struct stat_entry *stat_slot(const struct stat_cache *c, const char *host, uint64_t h,
+                                    bool follow)
+{
+    for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+        struct stat_entry *e = &c->items[i];
+        if (!e->key || (e->hash == h && e->follow == follow && strcmp(e->key, host) == 0))
+            return e;
+    }
+}
+
+/* stat (follow) or lstat of a host path, through the cache. GD_ENOMEM when remembering the
+ * answer failed: the caller's answer must not pass for complete. */
+static enum gd_status cached_stat(struct gd_root *root, const char *host, bool follow,
+                                  struct gd_os_stat *out)
+{
+    struct stat_cache *c = &root->stats;
+    uint64_t h = gd_hash_str(host);
+    if (c->cap) {
+        struct stat_entry *e = stat_slot(c, host, h, follow);
+        if (e->key) {
+            if (e->status == GD_OK)
+                *out = e->st;
+            return e->status;
+        }
+    }
+    enum gd_status st = follow ? gd_os_stat(host, out) : gd_os_lstat(host, out);
+    if ((st != GD_OK && st != GD_ENOENT) || c->count >= GD_ROOT_STAT_CACHE_MAX)
+        return st;
+    if ((c->count + 1) * 2 > c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        struct stat_entry *items = gd_calloc(cap, sizeof *items);
+        if (!items)
+            return GD_ENOMEM;
+        struct stat_cache grown = { items, cap, c->count };
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->items[i].key)
+                *stat_slot(&grown, c->items[i].key, c->items[i].hash, c->items[i].follow) =
+                    c->items[i];
+        gd_free(c->items);
+        *c = grown;
+    }
+    char *key = gd_strdup(host);
+    if (!key)
+        return GD_ENOMEM;
+    struct stat_entry *e = stat_slot(c, host, h, follow);
+    *e = (struct stat_entry){ key, h, follow, st, { 0 } };
+    if (st == GD_OK)
+        e->st = *out;
+    c->count++;
+    return st;
 }
 
 /* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
@@ -338,7 +417,7 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
             break;
         }
         struct gd_os_stat s;
-        st = gd_os_lstat(host, &s);
+        st = cached_stat(root, host, false, &s);
         if (st == GD_OK && s.type == GD_FT_DIR)
             st = dir_remember(&root->dirs, w.out, h);
         if (st == GD_OK && s.type == GD_FT_LNK && (!last || follow_last)) {
@@ -416,7 +495,7 @@ static enum gd_status do_stat(struct gd_root *root, const char *path, bool follo
     enum gd_status s = host_for(root, path, follow, &host);
     if (s == GD_OK) {
         /* Under a foreign root the path is resolved already: lstat must not follow again. */
-        s = (follow && root->live) ? gd_os_stat(host, st) : gd_os_lstat(host, st);
+        s = cached_stat(root, host, follow && root->live, st);
         gd_free(host);
     }
     note_status(root, s == GD_ENOTREG ? GD_OK : s, path);
