@@ -151,7 +151,8 @@ enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, s
  * ones overlap. `results` has `n` entries. GD_ECHILD when one could not be started (no process
  * or pipe to be had; a program that cannot be executed is GD_CHILD_EXEC_FAILED in its result,
  * not a failure of the call); those started before it have still been waited for and their
- * results are filled in. */
+ * results are filled in. GD_ENOMEM when memory ran out, also while reading a child's output
+ * (its result is then incomplete, and can still be freed). */
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results);
 void gd_child_result_free(struct gd_child_result *result);

@@ -346,6 +346,7 @@ struct stream {
     char **data;
     size_t *len, cap;
     bool *truncated;
+    bool out_of_memory; /* a byte could not be kept for want of memory, not for the cap */
 };
 
 struct running {
@@ -429,6 +430,7 @@ static void append(struct stream *s, size_t max, const char *buf, size_t n)
         return;
     if (gd_grow((void **)s->data, &s->cap, *s->len + n + 1, 1) != 0) {
         *s->truncated = true;
+        s->out_of_memory = true;
         return;
     }
     memcpy(*s->data + *s->len, buf, n);
@@ -655,10 +657,14 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
         r->max = max_output;
         r->reaped = true;
         r->program = jobs[i].argv != NULL;
-        r->out =
-            (struct stream){ -1, &results[i].output, &results[i].len, 0, &results[i].truncated };
-        r->err = (struct stream){ -1, &results[i].errors, &results[i].errors_len, 0,
-                                  &results[i].errors_truncated };
+        r->out = (struct stream){ .fd = -1,
+                                  .data = &results[i].output,
+                                  .len = &results[i].len,
+                                  .truncated = &results[i].truncated };
+        r->err = (struct stream){ .fd = -1,
+                                  .data = &results[i].errors,
+                                  .len = &results[i].errors_len,
+                                  .truncated = &results[i].errors_truncated };
     }
     for (size_t i = 0; i < n && st == GD_OK; i++)
         st = run[i].program ? start_program(&jobs[i], &run[i]) : start_function(&jobs[i], &run[i]);
@@ -720,7 +726,10 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
             results[i].output = gd_strdup("");
         if (!results[i].errors)
             results[i].errors = gd_strdup("");
-        if ((!results[i].output || !results[i].errors) && st == GD_OK)
+        /* What a child said but could not be kept is not what it said: no result is handed
+         * over as complete when memory ran out while reading it. */
+        bool lost = run[i].out.out_of_memory || run[i].err.out_of_memory;
+        if ((!results[i].output || !results[i].errors || lost) && st == GD_OK)
             st = GD_ENOMEM;
     }
     gd_free(polled);
