@@ -87,8 +87,8 @@ static bool missing_module(const char *error, char *module, size_t size)
     return true;
 }
 
-static void failed(struct gd_report *r, const struct gd_entity *e, const char *fw,
-                   const char *env, const char *python, const char *status)
+static void failed(struct gd_report *r, const struct gd_entity *e, const char *fw, const char *env,
+                   const char *python, const char *status)
 {
     const char *error = val(e, "error");
     struct gd_finding *f;
@@ -107,8 +107,8 @@ static void failed(struct gd_report *r, const struct gd_entity *e, const char *f
         return;
     }
     if (error)
-        f = gd_finding_add(r, "import.failed", GD_SEV_ERROR, "%s cannot be imported in %s: %s",
-                           fw, env, error);
+        f = gd_finding_add(r, "import.failed", GD_SEV_ERROR, "%s cannot be imported in %s: %s", fw,
+                           env, error);
     else
         f = gd_finding_add(r, "import.failed", GD_SEV_ERROR,
                            "%s cannot be imported in %s: Python ended with %s", fw, env, status);
@@ -146,8 +146,8 @@ static void failed(struct gd_report *r, const struct gd_entity *e, const char *f
     gd_finding_add_fix(f, "Run `%s -c 'import %s'` to see the whole traceback.", python, fw);
 }
 
-static void crashed(struct gd_report *r, const struct gd_entity *e, const char *fw,
-                    const char *env, const char *python, const char *status)
+static void crashed(struct gd_report *r, const struct gd_entity *e, const char *fw, const char *env,
+                    const char *python, const char *status)
 {
     const char *sig = status + strlen("signal ");
     struct gd_finding *f = gd_finding_add(r, "import.crashed", GD_SEV_ERROR,
@@ -242,8 +242,8 @@ static void imported(struct gd_report *r, const struct gd_entity *e, const char 
     const struct gd_fact *avail = gd_entity_fact(e, "cuda_available");
     if (gd_fact_is_false(avail) && cuda_build(r, e, fw, env)) {
         struct gd_finding *f = gd_finding_add(r, "import.gpu-not-visible", GD_SEV_WARNING,
-                                              "%s%s%s in %s is built for CUDA but sees no GPU",
-                                              fw, version ? " " : "", version ? version : "", env);
+                                              "%s%s%s in %s is built for CUDA but sees no GPU", fw,
+                                              version ? " " : "", version ? version : "", env);
         if (strcmp(fw, "torch") == 0)
             gd_finding_set_why(f, "Tensors stay on the CPU, and moving one to the GPU raises "
                                   "(\"RuntimeError: No CUDA GPUs are available\").");
@@ -271,20 +271,19 @@ static void imported(struct gd_report *r, const struct gd_entity *e, const char 
                                "CUDA_VISIBLE_DEVICES=%s chooses which GPUs CUDA programs see: "
                                "unset it, or list the GPUs to use.",
                                gd_fact_known_value(visible));
-        gd_finding_add_fix(f, "%s's own messages (evidence) name what failed: a CUDA library it "
-                              "could not load, or a driver older than its CUDA.",
+        gd_finding_add_fix(f,
+                           "%s's own messages (evidence) name what failed: a CUDA library it "
+                           "could not load, or a driver older than its CUDA.",
                            fw);
         gd_finding_add_fix(f, "Check again with `%s -c \"%s\"`.", python, check_of(fw));
         return;
     }
     const char *count = val(e, "device_count");
-    struct gd_finding *f =
-        gd_finding_add(r, "import.ok", GD_SEV_OK, "%s%s%s imports in %s%s%s%s", fw,
-                       version ? " " : "", version ? version : "", env,
-                       gd_fact_is_true(avail) ? " and sees " : "",
-                       gd_fact_is_true(avail) && count ? count : "",
-                       gd_fact_is_true(avail) ? (count && strcmp(count, "1") == 0 ? " GPU" : " GPUs")
-                                              : "");
+    struct gd_finding *f = gd_finding_add(
+        r, "import.ok", GD_SEV_OK, "%s%s%s imports in %s%s%s%s", fw, version ? " " : "",
+        version ? version : "", env, gd_fact_is_true(avail) ? " and sees " : "",
+        gd_fact_is_true(avail) && count ? count : "",
+        gd_fact_is_true(avail) ? (count && strcmp(count, "1") == 0 ? " GPU" : " GPUs") : "");
     gd_finding_add_evidence(f, gd_entity_fact(e, "imported"));
     gd_finding_add_evidence(f, gd_entity_fact(e, "version"));
     gd_finding_add_evidence(f, avail);
