@@ -136,6 +136,8 @@ static void item(const char *name, unsigned types, struct json_object *v, gd_ans
         emit(fn, user, name, GD_ANSWER_BOOL, b ? "true" : "false", b);
     } else if (t == json_type_null && (types & T_NULL)) {
         emit(fn, user, name, GD_ANSWER_NONE, "", 0);
+    } else if (t == json_type_array && (types & T_LIST) && json_object_array_length(v) == 0) {
+        emit(fn, user, name, GD_ANSWER_NONE, "[]", 0);
     } else if (t == json_type_array && (types & T_LIST) && join(v, text, sizeof text)) {
         emit(fn, user, name, GD_ANSWER_STR, text, 0);
     } else if (t == json_type_array && (types & T_GPUS)) {

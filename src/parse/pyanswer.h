@@ -38,7 +38,7 @@ enum gd_answer_type {
     GD_ANSWER_STR,    /* `text` */
     GD_ANSWER_INT,    /* `number` (and `text` in decimal) */
     GD_ANSWER_BOOL,   /* `number` 0 or 1 (and `text` "false" or "true") */
-    GD_ANSWER_NONE,   /* Python's None (JSON null) */
+    GD_ANSWER_NONE,   /* Python's None (JSON null; `text` ""), or an empty list (`text` "[]") */
     GD_ANSWER_RAISED, /* the query raised: `text` is the exception's last line */
     GD_ANSWER_BAD,    /* present with a type it cannot have: `text` says which it has */
 };

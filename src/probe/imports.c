@@ -259,7 +259,7 @@ static void on_item(void *user, const struct gd_answer_item *it)
         gd_fact_bool(rd->e, it->name, it->number != 0, src);
         break;
     case GD_ANSWER_NONE:
-        gd_fact_absent(rd->e, it->name, "None", src);
+        gd_fact_absent(rd->e, it->name, it->text[0] ? "an empty list" : "None", src);
         break;
     case GD_ANSWER_RAISED:
         snprintf(why, sizeof why, "raised %s", it->text);
@@ -344,17 +344,22 @@ static void record(struct gd_report *r, struct pair *p, const struct gd_child_re
     char last[STDERR_LINE_MAX] = "", why[GD_ROOT_PATH_MAX + 128], bad[96] = "";
     bool answered = false;
     struct reading rd = { p->e, p->framework, p->call, false };
+    /* status and imported first, whatever the answer holds: a later fact of the same name
+     * takes their place. */
+    struct gd_source call = gd_src(GD_SOURCE_CALL, p->call);
+    gd_fact_unknown(p->e, "status", "not read yet", call);
+    gd_fact_unknown(p->e, "imported", "not read yet", call);
     if (res->end != GD_CHILD_EXEC_FAILED) {
-        record_stderr(p->e, res, p->call, last, sizeof last);
         enum gd_status st =
             gd_parse_import_answer(res->output, res->len, on_item, &rd, bad, sizeof bad);
         if (st == GD_ENOMEM)
             gd_report_out_of_memory(r);
         answered = st == GD_OK;
+        record_stderr(p->e, res, p->call, last, sizeof last);
     }
     record_status(p, res, answered, bad, timeout_s, why, sizeof why);
     if (!rd.imported_said)
-        gd_fact_unknown(p->e, "imported", why, gd_src(GD_SOURCE_CALL, p->call));
+        gd_fact_unknown(p->e, "imported", why, call);
     /* Python died before the script could answer (a broken interpreter, a site.py that
      * raised): the last line of its traceback says why. */
     if (!answered && last[0] && res->end == GD_CHILD_EXITED && res->code != 0)

@@ -29,7 +29,8 @@ static inline void fail(const char *fmt, ...)
 }
 
 /* The fact's member `member` ("value", "state", "reason") as text, or NULL. */
-static inline const char *fact_member(struct json_object *entity, const char *name, const char *member)
+static inline const char *fact_member(struct json_object *entity, const char *name,
+                                      const char *member)
 {
     struct json_object *facts, *f, *v;
     if (!json_object_object_get_ex(entity, "facts", &facts) ||

@@ -247,6 +247,13 @@ static void test_children_each_way(void **state)
     want_fact(rep, id, "stderr.count", "1");
     assert_null(gd_report_fact(rep, id, "stderr.truncated"));
     assert_null(gd_report_fact(rep, id, "error"));
+    /* The facts read in order: what was run, how it ended, the answer, then the stderr. */
+    const struct gd_entity *e = gd_report_entity(rep, id);
+    static const char *const order[] = { "env", "framework", "python", "status", "imported" };
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(gd_fact_name(gd_entity_fact_at(e, i)), order[i]);
+    assert_string_equal(gd_fact_name(gd_entity_fact_at(e, gd_entity_fact_count(e) - 1)),
+                        "stderr.count");
     const struct gd_fact *f = gd_report_fact(rep, id, "cudnn");
     assert_string_equal(gd_fact_source_ref(f), "torch.backends.cudnn.version() = 8902");
     assert_int_equal(gd_fact_source_kind(f), GD_SOURCE_CALL);
@@ -726,6 +733,7 @@ static void test_debian_torch(void **state)
     want_fact(r.report, id, "cuda_build", "false");
     want_reason(r.report, id, "cuda", GD_FACT_ABSENT, "None");
     want_fact(r.report, id, "device_count", "0");
+    want_reason(r.report, id, "arch_list", GD_FACT_ABSENT, "an empty list");
     const char *version = value(r.report, id, "version");
     assert_non_null(version);
     assert_true(strncmp(version, "1.", 2) == 0 || strncmp(version, "2.", 2) == 0);

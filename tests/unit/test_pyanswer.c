@@ -78,7 +78,7 @@ static void test_torch_cpu(void **state)
            "cuda_build bool false\n"
            "cuda_available bool false\n"
            "device_count int 0\n"
-           "arch_list str \n");
+           "arch_list none []\n");
 }
 
 static void test_torch_cuda(void **state)
