@@ -353,18 +353,9 @@ static void test_start_fails_half_way(void **state)
 
 static char *progs;
 
-/* A shell script `name` in the programs' directory; returns its path (static, per name slot). */
 static const char *script(const char *name, const char *body)
 {
-    static char paths[16][PATH_MAX];
-    static size_t next;
-    char *p = paths[next++ % 16];
-    char text[4096];
-    snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
-    tu_write(progs, name, text);
-    tu_chmod(progs, name, 0755);
-    tu_path(p, PATH_MAX, progs, name);
-    return p;
+    return tu_script(progs, name, body);
 }
 
 static const char *const plain_env[] = { "PATH=/usr/bin:/bin", "GD_TEST_VAR=from the caller",

@@ -97,15 +97,7 @@ static void add_framework(struct gd_report *rep, const char *prefix, const char 
 /* A fake interpreter: a shell script that gets `-c SCRIPT FRAMEWORK` like python. */
 static const char *fake(const char *name, const char *body)
 {
-    static char paths[32][PATH_MAX];
-    static size_t next;
-    char *p = paths[next++ % 32];
-    char text[8192];
-    snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
-    tu_write(dir, name, text);
-    tu_chmod(dir, name, 0755);
-    tu_path(p, PATH_MAX, dir, name);
-    return p;
+    return tu_script(dir, name, body);
 }
 
 /* Every fact of the import entities, one a line: "id name = value", "(absent: why)",
