@@ -221,7 +221,7 @@ static bool encoded_version(const struct reading *rd, const struct gd_answer_ite
         st = gd_version_from_cuda_int((long)it->number, &v);
     else
         return false;
-    char ref[160];
+    char ref[160 + 32]; /* the expression (160, see on_item) and " = <number>" */
     snprintf(ref, sizeof ref, "%s = %lld", expr, it->number);
     if (cupy && strcmp(it->name, "driver") == 0 && it->number == 0) {
         /* cudaDriverGetVersion: "If no driver is installed, then 0 is returned". */
