@@ -127,7 +127,7 @@ static void failed(struct gd_report *r, const struct gd_entity *e, const char *f
                            name, name);
         gd_finding_add_fix(f,
                            "Install the library %s was built against (the CUDA library findings "
-                           "above name what is installed), or make its directory known to the "
+                           "(libs.*) name what is installed), or make its directory known to the "
                            "loader (a file in /etc/ld.so.conf.d, then `ldconfig`).",
                            fw);
     } else if (missing_module(error, name, sizeof name) && strcmp(name, fw) == 0) {
