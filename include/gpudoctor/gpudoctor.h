@@ -130,6 +130,26 @@ GD_API enum gd_status gd_options_add_python(struct gd_options *opts, const char 
  */
 GD_API enum gd_status gd_options_add_site(struct gd_options *opts, const char *dir);
 
+/*
+ * Ask the frameworks themselves (off by default): run each chosen environment's interpreter in a
+ * child with a deadline, importing each framework found in it (tensorflow, torch, jax, cupy,
+ * onnxruntime, tensorrt) and asking what it sees (torch.cuda.is_available(), TensorFlow's
+ * physical GPUs, ...), keeping its standard error as evidence. GD_IMPORT_CHOSEN runs the
+ * environments named by VIRTUAL_ENV or CONDA_PREFIX and those given with
+ * gd_options_add_python, or, when there are none, the one `python3` on PATH runs;
+ * GD_IMPORT_ALL every environment that has an interpreter and a framework. Never done under a
+ * foreign root (the facts say so). GD_EINVAL for another value.
+ */
+enum gd_import_mode { GD_IMPORT_OFF, GD_IMPORT_CHOSEN, GD_IMPORT_ALL };
+GD_API enum gd_status gd_options_set_import(struct gd_options *opts, enum gd_import_mode mode);
+
+/* The deadline of each import child, in seconds: 1 to GD_IMPORT_TIMEOUT_MAX, default 60
+ * (importing TensorFlow takes seconds, and a first CUDA initialisation may take more). GD_EINVAL
+ * outside that range. */
+#define GD_IMPORT_TIMEOUT_DEFAULT 60
+#define GD_IMPORT_TIMEOUT_MAX     3600
+GD_API enum gd_status gd_options_set_import_timeout(struct gd_options *opts, unsigned seconds);
+
 /* ---- running a check ------------------------------------------------------------------------- */
 
 struct gd_report;

@@ -64,13 +64,17 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     if (st != GD_OK)
         goto out;
 
-    struct gd_probe_ctx ctx = { .root = root,
-                                .env = env,
-                                .report = report,
-                                .kb = kb,
-                                .calls = opts && opts->calls,
-                                .pythons = opts ? &opts->pythons : NULL,
-                                .sites = opts ? &opts->sites : NULL };
+    struct gd_probe_ctx ctx = {
+        .root = root,
+        .env = env,
+        .report = report,
+        .kb = kb,
+        .calls = opts && opts->calls,
+        .pythons = opts ? &opts->pythons : NULL,
+        .sites = opts ? &opts->sites : NULL,
+        .import_mode = opts ? opts->import_mode : GD_IMPORT_OFF,
+        .import_timeout_ms = (opts ? opts->import_timeout_s : GD_IMPORT_TIMEOUT_DEFAULT) * 1000u
+    };
     gd_probe_host(&ctx);
     gd_probe_kernel_module(&ctx);
     gd_probe_gpus(&ctx);
@@ -83,6 +87,8 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     gd_probe_python(&ctx);
     gd_probe_inventory(&ctx);
     gd_probe_frameworks(&ctx);
+    /* After the frameworks are found (gd_probe_frameworks), whose entities say what to import. */
+    gd_probe_imports(&ctx);
     gd_probe_root(&ctx);
     record_kb(report, kb);
 

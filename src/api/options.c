@@ -19,6 +19,7 @@ enum gd_status gd_options_new(struct gd_options **out)
         gd_free(o);
         return GD_ENOMEM;
     }
+    o->import_timeout_s = GD_IMPORT_TIMEOUT_DEFAULT;
     *out = o;
     return GD_OK;
 }
@@ -79,6 +80,22 @@ enum gd_status gd_options_set_calls(struct gd_options *o, bool enabled)
     if (!o)
         return GD_EINVAL;
     o->calls = enabled;
+    return GD_OK;
+}
+
+enum gd_status gd_options_set_import(struct gd_options *o, enum gd_import_mode mode)
+{
+    if (!o || (mode != GD_IMPORT_OFF && mode != GD_IMPORT_CHOSEN && mode != GD_IMPORT_ALL))
+        return GD_EINVAL;
+    o->import_mode = mode;
+    return GD_OK;
+}
+
+enum gd_status gd_options_set_import_timeout(struct gd_options *o, unsigned seconds)
+{
+    if (!o || seconds < 1 || seconds > GD_IMPORT_TIMEOUT_MAX)
+        return GD_EINVAL;
+    o->import_timeout_s = seconds;
     return GD_OK;
 }
 

@@ -4,18 +4,22 @@
 
 #include "core/strlist.h"
 
+#include <gpudoctor/gpudoctor.h>
+
 #include <stdbool.h>
 
 struct gd_env;
 
 struct gd_options {
-    char *root;                /* host directory; NULL means "/" */
-    char *kb_dir;              /* --kb override directory, or NULL */
-    struct gd_env *extra;      /* variables set with gd_options_set_env */
-    bool clear_env;            /* ignore the process environment even for the live root */
-    bool calls;                /* ask libraries their versions (gd_options_set_calls) */
-    struct gd_strlist pythons; /* gd_options_add_python, in the order given */
-    struct gd_strlist sites;   /* gd_options_add_site, in the order given */
+    char *root;                      /* host directory; NULL means "/" */
+    char *kb_dir;                    /* --kb override directory, or NULL */
+    struct gd_env *extra;            /* variables set with gd_options_set_env */
+    bool clear_env;                  /* ignore the process environment even for the live root */
+    bool calls;                      /* ask libraries their versions (gd_options_set_calls) */
+    struct gd_strlist pythons;       /* gd_options_add_python, in the order given */
+    struct gd_strlist sites;         /* gd_options_add_site, in the order given */
+    enum gd_import_mode import_mode; /* gd_options_set_import */
+    unsigned import_timeout_s;       /* gd_options_set_import_timeout */
 };
 
 #endif

@@ -25,6 +25,13 @@ static const char usage[] =
     "                      sites are found without it; nothing is run\n"
     "  --site DIR          also inspect this site-packages directory (pip install --target,\n"
     "                      PYTHONPATH); repeatable\n"
+    "  --import [all]      also import each framework found, in a child of the interpreter of\n"
+    "                      the active environment (VIRTUAL_ENV, CONDA_PREFIX) and of each\n"
+    "                      --python, else of python3 on PATH; `all`: of every environment.\n"
+    "                      Asks the framework what it sees (torch.cuda.is_available(), ...)\n"
+    "                      and keeps its warnings; this machine only, never under --root\n"
+    "  --import-timeout SECONDS\n"
+    "                      each import's deadline (default 60, at most 3600)\n"
     "  --json              print the full report as JSON (same as --format json)\n"
     "  --format FORMAT     text (default), json, markdown or prometheus\n"
     "  -o, --output FILE   write the report to FILE (replaced atomically)\n"
@@ -35,6 +42,21 @@ static const char usage[] =
     "\n"
     "Exit status: 0 no error finding, 1 at least one error finding, 2 usage or internal\n"
     "error. Findings are documented in docs/findings.md, the JSON in docs/json-schema.md.\n";
+
+/* Whole seconds in decimal, nothing else ("60"; not "1.5", "-1", "60s" or " 60"). */
+static int parse_seconds(const char *s, unsigned *out)
+{
+    unsigned long v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 100000000UL)
+            return -1;
+        v = v * 10 + (unsigned long)(*s - '0');
+    }
+    *out = v > 0xffffffffUL ? 0xffffffffU : (unsigned)v;
+    return 0;
+}
 
 static int parse_format(const char *s, enum gd_format *out)
 {
@@ -87,6 +109,27 @@ int gd_cmd_check(int argc, char **argv)
             gd_options_clear_env(opts);
         } else if (gd_args_flag(&a, NULL, "--calls")) {
             gd_options_set_calls(opts, true);
+        } else if (gd_args_flag(&a, NULL, "--import")) {
+            /* An optional value: `--import all` (check takes no other argument, so a word
+             * after --import can only be its value) or `--import=all`. */
+            bool all = a.i < a.argc && strcmp(argv[a.i], "all") == 0;
+            a.i += all;
+            gd_options_set_import(opts, all ? GD_IMPORT_ALL : GD_IMPORT_CHOSEN);
+        } else if (gd_args_value(&a, NULL, "--import", &value, &bad)) {
+            if (strcmp(value, "all") != 0) {
+                gd_usage_error("check", "--import takes no value or 'all', not '%s'", value);
+                goto out;
+            }
+            gd_options_set_import(opts, GD_IMPORT_ALL);
+        } else if (gd_args_value(&a, NULL, "--import-timeout", &value, &bad)) {
+            unsigned seconds = 0;
+            if (!bad && (parse_seconds(value, &seconds) != 0 ||
+                         gd_options_set_import_timeout(opts, seconds) != GD_OK)) {
+                gd_usage_error("check",
+                               "--import-timeout takes whole seconds from 1 to %d, not '%s'",
+                               GD_IMPORT_TIMEOUT_MAX, value);
+                goto out;
+            }
         } else if (gd_args_value(&a, NULL, "--format", &value, &bad)) {
             if (!bad && parse_format(value, &format) != 0) {
                 gd_usage_error("check", "unknown format '%s' (text, json, markdown, prometheus)",

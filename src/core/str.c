@@ -169,3 +169,56 @@ const char *gd_path_base(const char *path)
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
+
+/* The length of the valid UTF-8 sequence at p[0..n), or 0 (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t len;
+    unsigned min;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    unsigned cp = c & (0xffu >> (len + 1));
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+size_t gd_text_clean(struct gd_span s, char *buf, size_t size)
+{
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s.p;
+    for (size_t i = 0; i < s.n;) {
+        size_t len = p[i] >= 0x80 ? utf8_len(p + i, s.n - i) : 1;
+        if (o + (len ? len : 1) >= size)
+            break;
+        if (len > 1) {
+            memcpy(buf + o, p + i, len);
+            o += len;
+            i += len;
+            continue;
+        }
+        buf[o++] = len && p[i] >= 0x20 && p[i] != 0x7f ? (char)p[i] : '?';
+        i++;
+    }
+    buf[o] = '\0';
+    return o;
+}

@@ -44,6 +44,12 @@ bool gd_is_alpha(char c);
 char gd_to_lower(char c);
 bool gd_str_ieq(const char *a, const char *b);
 
+/* Copy `s` into `buf` (size `size`, at least 1) as printable text: control characters (a tab
+ * too) and bytes that are not part of a valid UTF-8 sequence become '?'; a copy that does not fit
+ * is cut at a character boundary. For text from outside (a child's output) that a report shows
+ * on a terminal and writes into JSON. Returns the length written; always NUL-terminates. */
+size_t gd_text_clean(struct gd_span s, char *buf, size_t size);
+
 /* Join `dir` and `name` with exactly one '/', into new memory (gd_free); NULL on ENOMEM. */
 char *gd_path_join(const char *dir, const char *name);
 /* The last component of a '/' path (borrowed, inside `path`). */

@@ -85,7 +85,9 @@ enum gd_status gd_os_realpath(const char *path, char **out);
 /* ---- child processes with a deadline ----------------------------------------------------------
  * Every call into a vendor library runs in a child: a crash, an abort, a hang or an exit there
  * ends the child, never gpudoctor. The child reports through a pipe with gd_child_send(); the
- * parent gets everything sent and how the child ended. */
+ * parent gets everything sent and how the child ended. A child may also be another program (a
+ * Python interpreter asked to import a framework): its standard output and error are collected
+ * instead. */
 
 struct gd_child_out;
 typedef void (*gd_child_fn)(void *arg, struct gd_child_out *out);
@@ -96,34 +98,61 @@ void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, .
     __attribute__((format(printf, 3, 4)));
 
 enum gd_child_end {
-    GD_CHILD_EXITED,    /* `code` is the exit status */
-    GD_CHILD_SIGNALED,  /* `code` is the signal (SIGSEGV, SIGABRT, ...) */
-    GD_CHILD_TIMED_OUT, /* killed at the deadline */
+    GD_CHILD_EXITED,      /* `code` is the exit status */
+    GD_CHILD_SIGNALED,    /* `code` is the signal (SIGSEGV, SIGABRT, ...) */
+    GD_CHILD_TIMED_OUT,   /* killed at the deadline */
+    GD_CHILD_EXEC_FAILED, /* a program that could not be executed: `code` is the system's error
+                           * number, `exec_error` says it in words */
 };
 
 struct gd_child_result {
     enum gd_child_end end;
     int code;
-    char *output; /* what the child sent, NUL-terminated (new memory), never NULL on GD_OK */
+    /* What the child sent (a function) or wrote to its standard output (a program),
+     * NUL-terminated (new memory), never NULL on GD_OK. */
+    char *output;
     size_t len;
-    bool truncated; /* the child sent more than max_output */
+    bool truncated; /* there was more than max_output */
+    /* A program's standard error, likewise (empty for a function, whose stderr is /dev/null). */
+    char *errors;
+    size_t errors_len;
+    bool errors_truncated;
+    char exec_error[128]; /* GD_CHILD_EXEC_FAILED: "No such file or directory" */
     unsigned long long elapsed_ns;
 };
 
-/* Run fn(arg) in a new process (its standard output and error go to /dev/null) and wait at most
- * `timeout_ms`. GD_OK whenever the child ran, however it ended; GD_ECHILD when it could not be
- * started. An exit status of -1 means the status could not be read (the caller ignores
- * SIGCHLD). Free the result with gd_child_result_free. */
+/* A program killed at its deadline gets SIGTERM first, and SIGKILL this long after. */
+#define GD_CHILD_TERM_GRACE_MS 500
+
+/* What a child runs: fn(arg) in a forked copy of this process (its standard output and error go
+ * to /dev/null), or, when `argv` is set, the program argv[0] (a path, not searched on PATH) with
+ * the arguments argv (NULL-terminated) and exactly the environment `envp` (NULL-terminated
+ * "NAME=VALUE" strings). A program starts with standard input on /dev/null, every signal at its
+ * default disposition and none blocked, in its own process group; its standard output and error
+ * are read into the result (past max_output each, the rest is read and dropped, so that the
+ * program never blocks on a full pipe). At the deadline a program's group gets SIGTERM and, if
+ * it is still there GD_CHILD_TERM_GRACE_MS later, SIGKILL; a function's gets SIGKILL at once
+ * (a forked copy would run this process's own SIGTERM handler). */
+struct gd_child_job {
+    gd_child_fn fn;
+    void *arg;
+    const char *const *argv;
+    const char *const *envp;
+};
+
+/* Run fn(arg) in a new process and wait at most `timeout_ms`. GD_OK whenever the child ran,
+ * however it ended; GD_ECHILD when it could not be started. An exit status of -1 means the
+ * status could not be read (the caller ignores SIGCHLD). Free the result with
+ * gd_child_result_free. */
 enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, size_t max_output,
                                struct gd_child_result *result);
 
 /* Start several children at once and wait for all (each with its own deadline), so that slow
- * ones overlap. `results` has `n` entries. GD_ECHILD when one could not be started; those
- * started before it have still been waited for and their results are filled in. */
-struct gd_child_job {
-    gd_child_fn fn;
-    void *arg;
-};
+ * ones overlap. `results` has `n` entries. GD_ECHILD when one could not be started (no process
+ * or pipe to be had; a program that cannot be executed is GD_CHILD_EXEC_FAILED in its result,
+ * not a failure of the call); those started before it have still been waited for and their
+ * results are filled in. GD_ENOMEM when memory ran out, also while reading a child's output
+ * (its result is then incomplete, and can still be freed). */
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results);
 void gd_child_result_free(struct gd_child_result *result);

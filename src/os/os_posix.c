@@ -340,12 +340,22 @@ void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, .
     }
 }
 
+/* One pipe the parent reads: a function's report, or a program's standard output or error. */
+struct stream {
+    int fd; /* read end, -1 once closed */
+    char **data;
+    size_t *len, cap;
+    bool *truncated;
+    bool out_of_memory; /* a byte could not be kept for want of memory, not for the cap */
+};
+
 struct running {
     pid_t pid;
-    int fd; /* read end, -1 once closed */
     bool reaped;
+    bool program; /* an exec()ed program, not a function */
+    struct stream out, err;
     struct gd_child_result *res;
-    size_t cap, max;
+    size_t max;
     unsigned long long start;
 };
 
@@ -371,22 +381,80 @@ static void child_main(gd_child_fn fn, void *arg, int fd)
     _exit(0);
 }
 
-static void append(struct running *r, const char *buf, size_t n)
+/* In the forked child of a program, up to exec: only async-signal-safe calls (the parent may
+ * have threads). A failure is sent as errno on `status_fd`, which exec closes on success. */
+static void exec_main(const struct gd_child_job *job, int out_fd, int err_fd, int status_fd)
 {
-    struct gd_child_result *res = r->res;
-    if (res->len + n > r->max) {
-        n = r->max - res->len;
-        res->truncated = true;
+    setpgid(0, 0);
+    /* Above 2 first, so that putting /dev/null on 0 cannot close a pipe that sits there (a
+     * parent started with its standard streams closed gets pipes on 0, 1 and 2). */
+    out_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
+    err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, 3);
+    int null = open("/dev/null", O_RDONLY);
+    int e = 0;
+    if (out_fd < 0 || err_fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 ||
+        dup2(err_fd, 2) < 0)
+        e = errno;
+        /* Whatever else this process has open (an embedding program's files) is not the
+         * program's business. */
+#ifdef CLOSE_RANGE_CLOEXEC
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC); /* glibc 2.34, Linux 5.11; best effort */
+#endif
+    /* Caught signals revert to the default at exec, ignored ones stay ignored: a Python whose
+     * SIGCHLD or SIGPIPE is ignored behaves unlike the one the user runs. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        sigaction(sig, &dfl, NULL); /* EINVAL for SIGKILL, SIGSTOP and libc's own: fine */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (!e) {
+        execve(job->argv[0], (char *const *)job->argv, (char *const *)job->envp);
+        e = errno;
+    }
+    while (write(status_fd, &e, sizeof e) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+static void append(struct stream *s, size_t max, const char *buf, size_t n)
+{
+    if (*s->len + n > max) {
+        n = max - *s->len;
+        *s->truncated = true;
     }
     if (n == 0)
         return;
-    if (gd_grow((void **)&res->output, &r->cap, res->len + n + 1, 1) != 0) {
-        res->truncated = true;
+    if (gd_grow((void **)s->data, &s->cap, *s->len + n + 1, 1) != 0) {
+        *s->truncated = true;
+        s->out_of_memory = true;
         return;
     }
-    memcpy(res->output + res->len, buf, n);
-    res->len += n;
-    res->output[res->len] = '\0';
+    memcpy(*s->data + *s->len, buf, n);
+    *s->len += n;
+    (*s->data)[*s->len] = '\0';
+}
+
+/* Read once from the pipe, closing it at its end; false when nothing more is there now. Past
+ * the cap the bytes are read all the same and dropped, so that the writer never blocks. */
+static bool read_stream(struct stream *s, size_t max)
+{
+    char buf[16384];
+    ssize_t got = read(s->fd, buf, sizeof buf);
+    if (got > 0) {
+        append(s, max, buf, (size_t)got);
+        return true;
+    }
+    if (got < 0 && errno == EINTR)
+        return true;
+    if (got == 0 || errno != EAGAIN) {
+        close(s->fd);
+        s->fd = -1;
+    }
+    return false;
 }
 
 /* The child is gone but its status cannot be had: an embedding program that ignores SIGCHLD
@@ -416,6 +484,15 @@ static void reap(struct running *r, int status)
     }
 }
 
+static void wait_for(struct running *r)
+{
+    int status = 0;
+    if (waitpid(r->pid, &status, 0) == r->pid)
+        reap(r, status);
+    else
+        reap_unknown(r);
+}
+
 /* Has the child ended? Asked without reaping it, so that its pid, which is also its process
  * group's id, cannot be given to another process before the group is killed. */
 static bool child_ended(pid_t pid)
@@ -425,146 +502,238 @@ static bool child_ended(pid_t pid)
     return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
 }
 
+static void close_stream(struct stream *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
 /* What the child wrote is in the pipe by the time it ended: read it without waiting for an
  * end of file that a grandchild holding the write end would withhold, then close. */
-static void drain(struct running *r)
+static void drain(struct stream *s, size_t max)
 {
-    int flags = fcntl(r->fd, F_GETFL);
+    if (s->fd < 0)
+        return;
+    int flags = fcntl(s->fd, F_GETFL);
     if (flags >= 0)
-        fcntl(r->fd, F_SETFL, flags | O_NONBLOCK);
-    char buf[4096];
-    for (;;) {
-        ssize_t got = read(r->fd, buf, sizeof buf);
-        if (got > 0)
-            append(r, buf, (size_t)got);
-        else if (got < 0 && errno == EINTR)
-            continue;
-        else
-            break;
+        fcntl(s->fd, F_SETFL, flags | O_NONBLOCK);
+    while (s->fd >= 0 && read_stream(s, max))
+        ;
+    close_stream(s);
+}
+
+/* Fork and exec a program; its output pipes go into `r`. GD_ECHILD when no pipe or process can
+ * be had; a program that cannot be executed is a result (GD_CHILD_EXEC_FAILED), not a failure. */
+static enum gd_status start_program(const struct gd_child_job *job, struct running *r)
+{
+    int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status[2] = { -1, -1 };
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
+        int fds[6] = { out[0], out[1], err[0], err[1], status[0], status[1] };
+        for (size_t i = 0; i < 6; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        return GD_ECHILD;
     }
-    close(r->fd);
-    r->fd = -1;
+    r->start = gd_os_monotonic_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(out[0]);
+        close(err[0]);
+        close(status[0]);
+        exec_main(job, out[1], err[1], status[1]);
+    }
+    close(out[1]);
+    close(err[1]);
+    close(status[1]);
+    if (pid < 0) {
+        close(out[0]);
+        close(err[0]);
+        close(status[0]);
+        return GD_ECHILD;
+    }
+    setpgid(pid, pid); /* also from the parent: no race with the child's own call */
+    r->pid = pid;
+    r->reaped = false;
+    r->out.fd = out[0];
+    r->err.fd = err[0];
+    /* End of file once exec succeeded (the pipe is close-on-exec), errno when it failed. */
+    int e = 0;
+    ssize_t got;
+    while ((got = read(status[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(status[0]);
+    if (got == (ssize_t)sizeof e) {
+        wait_for(r);
+        close_stream(&r->out);
+        close_stream(&r->err);
+        r->res->end = GD_CHILD_EXEC_FAILED;
+        r->res->code = e;
+        char buf[sizeof r->res->exec_error];
+        /* The GNU strerror_r (_GNU_SOURCE): it returns the text, in buf or a constant. */
+        snprintf(r->res->exec_error, sizeof r->res->exec_error, "%s",
+                 strerror_r(e, buf, sizeof buf));
+    }
+    return GD_OK;
+}
+
+static enum gd_status start_function(const struct gd_child_job *job, struct running *r)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return GD_ECHILD;
+    r->start = gd_os_monotonic_ns();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return GD_ECHILD;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        child_main(job->fn, job->arg, p[1]);
+    }
+    setpgid(pid, pid); /* also from the parent: no race with the child's own call */
+    close(p[1]);
+    r->pid = pid;
+    r->out.fd = p[0];
+    r->reaped = false;
+    return GD_OK;
+}
+
+/* The deadline passed: every child still there is marked and signalled. Returns whether any
+ * got SIGTERM (and so a grace period before SIGKILL). */
+static bool stop_all(struct running *run, size_t n)
+{
+    bool graceful = false;
+    for (size_t i = 0; i < n; i++) {
+        if (run[i].reaped)
+            continue;
+        run[i].res->end = GD_CHILD_TIMED_OUT;
+        if (run[i].program) {
+            kill(-run[i].pid, SIGTERM);
+            graceful = true;
+        } else {
+            kill(-run[i].pid, SIGKILL);
+            kill(run[i].pid, SIGKILL);
+        }
+    }
+    return graceful;
+}
+
+static void kill_all(struct running *run, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!run[i].reaped) {
+            kill(-run[i].pid, SIGKILL);
+            kill(run[i].pid, SIGKILL);
+            wait_for(&run[i]);
+        }
+        drain(&run[i].out, run[i].max);
+        drain(&run[i].err, run[i].max);
+    }
 }
 
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results)
 {
     struct running *run = gd_calloc(n ? n : 1, sizeof *run);
-    if (!run)
+    struct pollfd *fds = gd_calloc(2 * n + 1, sizeof *fds);
+    struct stream **polled = gd_calloc(2 * n + 1, sizeof *polled);
+    if (!run || !fds || !polled) {
+        gd_free(run);
+        gd_free(fds);
+        gd_free(polled);
         return GD_ENOMEM;
+    }
     enum gd_status st = GD_OK;
     fflush(NULL); /* buffered output must not be written twice */
     /* Every slot is set before any child starts: when one cannot start, the later ones must
      * read as done (no pid 0 to wait for or kill, no descriptor 0 to poll). */
     for (size_t i = 0; i < n; i++) {
         memset(&results[i], 0, sizeof results[i]);
-        run[i].res = &results[i];
-        run[i].max = max_output;
-        run[i].fd = -1;
-        run[i].reaped = true;
+        struct running *r = &run[i];
+        r->res = &results[i];
+        r->max = max_output;
+        r->reaped = true;
+        r->program = jobs[i].argv != NULL;
+        r->out = (struct stream){ .fd = -1,
+                                  .data = &results[i].output,
+                                  .len = &results[i].len,
+                                  .truncated = &results[i].truncated };
+        r->err = (struct stream){ .fd = -1,
+                                  .data = &results[i].errors,
+                                  .len = &results[i].errors_len,
+                                  .truncated = &results[i].errors_truncated };
     }
-    for (size_t i = 0; i < n; i++) {
-        int p[2];
-        if (pipe2(p, O_CLOEXEC) != 0) {
-            st = GD_ECHILD;
-            break;
-        }
-        run[i].start = gd_os_monotonic_ns();
-        pid_t pid = fork();
-        if (pid < 0) {
-            close(p[0]);
-            close(p[1]);
-            st = GD_ECHILD;
-            break;
-        }
-        if (pid == 0) {
-            close(p[0]);
-            child_main(jobs[i].fn, jobs[i].arg, p[1]);
-        }
-        setpgid(pid, pid); /* also from the parent: no race with the child's own call */
-        close(p[1]);
-        run[i].pid = pid;
-        run[i].fd = p[0];
-        run[i].reaped = false;
-    }
-    unsigned long long deadline =
-        gd_os_monotonic_ns() + (unsigned long long)timeout_ms * 1000000ULL;
+    for (size_t i = 0; i < n && st == GD_OK; i++)
+        st = run[i].program ? start_program(&jobs[i], &run[i]) : start_function(&jobs[i], &run[i]);
+    unsigned long long now = gd_os_monotonic_ns();
+    unsigned long long deadline = now + (unsigned long long)timeout_ms * 1000000ULL;
+    unsigned long long kill_at = 0;
+    bool stopping = false;
     for (;;) {
-        struct pollfd fds[64];
-        size_t idx[64], nfds = 0;
+        size_t nfds = 0;
         bool waiting = false;
         for (size_t i = 0; i < n; i++) {
-            if (!run[i].reaped && child_ended(run[i].pid)) {
+            struct running *r = &run[i];
+            if (!r->reaped && child_ended(r->pid)) {
                 /* Its process group goes with it: a grandchild must neither keep the call
                  * waiting on the pipe until the deadline nor outlive the call. */
-                kill(-run[i].pid, SIGKILL);
-                int status = 0;
-                if (waitpid(run[i].pid, &status, 0) == run[i].pid)
-                    reap(&run[i], status);
-                else
-                    reap_unknown(&run[i]);
-                if (run[i].fd >= 0)
-                    drain(&run[i]);
+                kill(-r->pid, SIGKILL);
+                wait_for(r);
+                drain(&r->out, r->max);
+                drain(&r->err, r->max);
             }
-            if (run[i].fd >= 0 && nfds < 64) {
-                fds[nfds].fd = run[i].fd;
+            struct stream *ss[2] = { &r->out, &r->err };
+            for (size_t k = 0; k < 2; k++) {
+                if (ss[k]->fd < 0)
+                    continue;
+                fds[nfds].fd = ss[k]->fd;
                 fds[nfds].events = POLLIN;
-                idx[nfds++] = i;
+                fds[nfds].revents = 0;
+                polled[nfds++] = ss[k];
             }
-            waiting |= !run[i].reaped || run[i].fd >= 0;
+            waiting |= !r->reaped || r->out.fd >= 0 || r->err.fd >= 0;
         }
         if (!waiting)
             break;
-        unsigned long long now = gd_os_monotonic_ns();
-        if (now >= deadline) {
-            for (size_t i = 0; i < n; i++) {
-                if (!run[i].reaped) {
-                    run[i].res->end = GD_CHILD_TIMED_OUT;
-                    kill(-run[i].pid, SIGKILL);
-                    kill(run[i].pid, SIGKILL);
-                    int status = 0;
-                    if (waitpid(run[i].pid, &status, 0) == run[i].pid)
-                        reap(&run[i], status);
-                    else
-                        reap_unknown(&run[i]);
-                }
-                if (run[i].fd >= 0) {
-                    close(run[i].fd);
-                    run[i].fd = -1;
-                }
-            }
+        now = gd_os_monotonic_ns();
+        if (!stopping && now >= deadline) {
+            stopping = true;
+            kill_at = now + (stop_all(run, n) ? GD_CHILD_TERM_GRACE_MS * 1000000ULL : 0);
+        }
+        if (stopping && now >= kill_at) {
+            kill_all(run, n);
             break;
         }
         /* Wake at least every 10 ms to reap children whose pipe a grandchild keeps open. */
-        int wait_ms = (int)((deadline - now) / 1000000ULL) + 1;
+        unsigned long long until = stopping ? kill_at : deadline;
+        int wait_ms = (int)((until - now) / 1000000ULL) + 1;
         if (wait_ms > 10)
             wait_ms = 10;
         int pr = nfds ? poll(fds, nfds, wait_ms) : (usleep(1000), 0);
         if (pr < 0 && errno != EINTR)
             break;
-        for (size_t k = 0; k < nfds && pr > 0; k++) {
-            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            struct running *r = &run[idx[k]];
-            char buf[4096];
-            ssize_t got = read(r->fd, buf, sizeof buf);
-            if (got > 0) {
-                append(r, buf, (size_t)got);
-            } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-                close(r->fd);
-                r->fd = -1;
-            }
-        }
+        for (size_t k = 0; k < nfds && pr > 0; k++)
+            if (fds[k].revents & (POLLIN | POLLHUP | POLLERR))
+                read_stream(polled[k], max_output);
     }
     for (size_t i = 0; i < n; i++) {
-        if (run[i].fd >= 0)
-            close(run[i].fd);
-        if (!results[i].output) {
+        close_stream(&run[i].out);
+        close_stream(&run[i].err);
+        if (!results[i].output)
             results[i].output = gd_strdup("");
-            if (!results[i].output && st == GD_OK)
-                st = GD_ENOMEM;
-        }
+        if (!results[i].errors)
+            results[i].errors = gd_strdup("");
+        /* What a child said but could not be kept is not what it said: no result is handed
+         * over as complete when memory ran out while reading it. */
+        bool lost = run[i].out.out_of_memory || run[i].err.out_of_memory;
+        if ((!results[i].output || !results[i].errors || lost) && st == GD_OK)
+            st = GD_ENOMEM;
     }
+    gd_free(polled);
+    gd_free(fds);
     gd_free(run);
     return st;
 }
@@ -572,7 +741,7 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
 enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, size_t max_output,
                                struct gd_child_result *result)
 {
-    struct gd_child_job job = { fn, arg };
+    struct gd_child_job job = { fn, arg, NULL, NULL };
     return gd_os_children_run(&job, 1, timeout_ms, max_output, result);
 }
 
@@ -581,8 +750,11 @@ void gd_child_result_free(struct gd_child_result *result)
     if (!result)
         return;
     gd_free(result->output);
+    gd_free(result->errors);
     result->output = NULL;
+    result->errors = NULL;
     result->len = 0;
+    result->errors_len = 0;
 }
 
 const char *gd_os_signal_name(int sig, char *buf, size_t size)

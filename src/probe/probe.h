@@ -26,6 +26,8 @@ struct gd_probe_ctx {
     bool calls; /* load libraries in children to ask their versions (live root only) */
     const struct gd_strlist *pythons; /* --python: interpreters (or prefixes) given; or NULL */
     const struct gd_strlist *sites;   /* --site: site directories given; or NULL */
+    enum gd_import_mode import_mode;  /* --import: ask the frameworks in children */
+    unsigned import_timeout_ms;       /* each import child's deadline */
     /* The Python environments, found once by gd_probe_python for every later probe; the
      * pipeline frees them (gd_pyenvs_free). */
     struct gd_pyenvs pyenvs;
@@ -79,6 +81,9 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx);
 /* The ML frameworks of every Python environment, how they were built, the CUDA libraries they
  * need and the GPU architectures they carry (after the inventory: it reuses its versions). */
 void gd_probe_frameworks(struct gd_probe_ctx *ctx);
+/* With --import (ctx->import_mode), after the frameworks are known: import each framework of
+ * the chosen Python environments in a child of its interpreter (live machine only). */
+void gd_probe_imports(struct gd_probe_ctx *ctx);
 /* Last: turns the root's anomalies (loops, escapes, unreadable files) into facts. */
 void gd_probe_root(struct gd_probe_ctx *ctx);
 

@@ -27,6 +27,8 @@ void gd_rule_kb(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_libs(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_frameworks(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_keras(struct gd_report *report, const struct gd_kb *kb);
+/* --import: what the frameworks said when imported in a child. */
+void gd_rule_imports(struct gd_report *report, const struct gd_kb *kb);
 
 /* ---- helpers shared by the rules ---- */
 

@@ -6,43 +6,7 @@
  *
  * Usage: live_inventory GPUDOCTOR
  */
-#define _GNU_SOURCE
-#include <json-c/json.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int failures;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
-
-static const char *fact(struct json_object *entity, const char *name)
-{
-    struct json_object *facts, *f, *v;
-    if (!json_object_object_get_ex(entity, "facts", &facts) ||
-        !json_object_object_get_ex(facts, name, &f) || !json_object_object_get_ex(f, "value", &v))
-        return NULL;
-    return json_object_get_string(v);
-}
-
-static const char *kind(struct json_object *entity)
-{
-    struct json_object *k;
-    return json_object_object_get_ex(entity, "kind", &k) ? json_object_get_string(k) : "";
-}
+#include "live_report.h"
 
 /* Equal on the parts both state: "13.0" from the call and "13.0" from CUDART_VERSION. */
 static bool same_version(const char *a, const char *b)
@@ -65,27 +29,11 @@ int main(int argc, char **argv)
         return 2;
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' check --calls --json", argv[1]);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return 2;
-    size_t cap = 1 << 20, len = 0;
-    char *text = malloc(cap);
-    size_t got;
-    while (text && (got = fread(text + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 == cap)
-            text = realloc(text, cap *= 2);
-    }
-    int status = pclose(p);
-    if (!text)
-        return 2;
-    text[len] = '\0';
-    struct json_object *root = json_tokener_parse(text);
-    struct json_object *entities;
-    if (!root || !json_object_object_get_ex(root, "entities", &entities)) {
-        printf("FAIL: no JSON report (exit status %d)\n", status);
+    int status = 0;
+    struct json_object *root = run_report(cmd, &status);
+    if (!root)
         return 1;
-    }
+    struct json_object *entities = entities_of(root);
     static const char *const families[] = { "cudart", "cudnn", "cublas", "nccl" };
     bool any = false;
     for (size_t k = 0; k < 4; k++) {
@@ -127,19 +75,10 @@ int main(int argc, char **argv)
         else
             real = true;
     }
-    struct json_object *findings;
-    bool stub_finding = false;
-    json_object_object_get_ex(root, "findings", &findings);
-    for (size_t i = 0; findings && i < json_object_array_length(findings); i++) {
-        struct json_object *id;
-        json_object_object_get_ex(json_object_array_get_idx(findings, i), "id", &id);
-        if (strcmp(json_object_get_string(id), "libs.cuda-stub-only") == 0)
-            stub_finding = true;
-    }
+    bool stub_finding = finding(root, "libs.cuda-stub-only") != NULL;
     if (stub && !real && !stub_finding)
         fail("a stub libcuda.so and no libcuda.so.1, but no %s finding", "libs.cuda-stub-only");
     printf("libcuda: %s\n", real ? "present" : stub ? "only the stub" : "absent");
     json_object_put(root);
-    free(text);
     return failures ? 1 : 0;
 }

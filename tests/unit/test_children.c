@@ -265,8 +265,9 @@ static void test_parallel(void **state)
     (void)state;
     int ms[4] = { 300, 250, 200, 150 };
     struct gd_child_job jobs[6] = {
-        { naps, &ms[0] }, { naps, &ms[1] },    { hangs, NULL },
-        { naps, &ms[2] }, { segfaults, NULL }, { naps, &ms[3] },
+        { .fn = naps, .arg = &ms[0] },    { .fn = naps, .arg = &ms[1] },
+        { .fn = hangs, .arg = NULL },     { .fn = naps, .arg = &ms[2] },
+        { .fn = segfaults, .arg = NULL }, { .fn = naps, .arg = &ms[3] },
     };
     struct gd_child_result res[6];
     double t0 = now_s();
@@ -288,9 +289,10 @@ static void test_parallel(void **state)
     for (size_t i = 0; i < 6; i++)
         gd_child_result_free(&res[i]);
     /* Without the hang, the call ends with the slowest. */
-    struct gd_child_job quick[4] = {
-        { naps, &ms[0] }, { naps, &ms[1] }, { naps, &ms[2] }, { naps, &ms[3] }
-    };
+    struct gd_child_job quick[4] = { { .fn = naps, .arg = &ms[0] },
+                                     { .fn = naps, .arg = &ms[1] },
+                                     { .fn = naps, .arg = &ms[2] },
+                                     { .fn = naps, .arg = &ms[3] } };
     t0 = now_s();
     assert_int_equal(gd_os_children_run(quick, 4, 5000, 4096, res), GD_OK);
     took = now_s() - t0;
@@ -323,7 +325,7 @@ static void test_start_fails_half_way(void **state)
         int ms = 50;
         struct gd_child_job jobs[6];
         for (size_t i = 0; i < 6; i++)
-            jobs[i] = (struct gd_child_job){ naps, &ms };
+            jobs[i] = (struct gd_child_job){ .fn = naps, .arg = &ms };
         struct gd_child_result res[6];
         memset(res, 0xa5, sizeof res); /* what the caller's stack may hold */
         enum gd_status st = gd_os_children_run(jobs, 6, 2000, 4096, res);
@@ -345,6 +347,214 @@ static void test_start_fails_half_way(void **state)
     if (WEXITSTATUS(status) == 70)
         skip();
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* ---- programs: exec, standard output and error, environment, deadline ---------------------- */
+
+static char *progs;
+
+static const char *script(const char *name, const char *body)
+{
+    return tu_script(progs, name, body);
+}
+
+static const char *const plain_env[] = { "PATH=/usr/bin:/bin", "GD_TEST_VAR=from the caller",
+                                         NULL };
+
+static struct gd_child_result run_program(const char *path, unsigned timeout_ms, size_t max)
+{
+    const char *argv[] = { path, "-c", "print(1)", "torch", NULL };
+    struct gd_child_job job = { .argv = argv, .envp = plain_env };
+    struct gd_child_result r;
+    assert_int_equal(gd_os_children_run(&job, 1, timeout_ms, max, &r), GD_OK);
+    return r;
+}
+
+static void test_program_streams(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    /* Arguments as given, the environment exactly as given, stdin at its end, both streams
+     * apart. */
+    const char *p = script("talk", "echo \"args: $1 $3 $#\"\n"
+                                   "echo \"var: $GD_TEST_VAR; home: ${HOME-unset}\"\n"
+                                   "read line; echo \"stdin: $? [$line]\"\n"
+                                   "echo 'a warning' >&2\n"
+                                   "echo 'second line' >&2\n"
+                                   "exit 0");
+    struct gd_child_result r = run_program(p, 10000, 4096);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.output, "args: -c torch 3\nvar: from the caller; home: unset\n"
+                                  "stdin: 1 []\n");
+    assert_string_equal(r.errors, "a warning\nsecond line\n");
+    assert_int_equal(r.errors_len, strlen(r.errors));
+    assert_false(r.truncated);
+    assert_false(r.errors_truncated);
+    gd_child_result_free(&r);
+    assert_null(r.errors);
+
+    p = script("fails", "echo 'Traceback (most recent call last):' >&2\n"
+                        "echo 'ImportError: libcudnn.so.8: cannot open shared object file' >&2\n"
+                        "exit 1");
+    r = run_program(p, 10000, 4096);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 1);
+    assert_string_equal(r.output, "");
+    assert_non_null(strstr(r.errors, "ImportError: libcudnn.so.8"));
+    gd_child_result_free(&r);
+
+    /* A function child has an empty, never NULL, standard error. */
+    assert_int_equal(gd_os_child_run(reports, NULL, 5000, 4096, &r), GD_OK);
+    assert_string_equal(r.errors, "");
+    gd_child_result_free(&r);
+    tu_rmtree(progs);
+    free(progs);
+}
+
+static void test_program_exec_failed(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    char path[PATH_MAX];
+    tu_path(path, sizeof path, progs, "missing");
+    struct gd_child_result r = run_program(path, 5000, 4096);
+    assert_int_equal(r.end, GD_CHILD_EXEC_FAILED);
+    assert_int_equal(r.code, ENOENT);
+    assert_string_equal(r.exec_error, strerror(ENOENT));
+    assert_string_equal(r.output, "");
+    assert_string_equal(r.errors, "");
+    gd_child_result_free(&r);
+    /* Not executable (root too needs one execute bit). */
+    tu_write(progs, "plain", "#!/bin/sh\necho hi\n");
+    tu_chmod(progs, "plain", 0644);
+    tu_path(path, sizeof path, progs, "plain");
+    r = run_program(path, 5000, 4096);
+    assert_int_equal(r.end, GD_CHILD_EXEC_FAILED);
+    assert_int_equal(r.code, EACCES);
+    gd_child_result_free(&r);
+    /* An interpreter line that names nothing. */
+    tu_write(progs, "badshebang", "#!/nonexistent/python\n");
+    tu_chmod(progs, "badshebang", 0755);
+    tu_path(path, sizeof path, progs, "badshebang");
+    r = run_program(path, 5000, 4096);
+    assert_int_equal(r.end, GD_CHILD_EXEC_FAILED);
+    assert_int_equal(r.code, ENOENT);
+    gd_child_result_free(&r);
+    tu_rmtree(progs);
+    free(progs);
+}
+
+static void test_program_signals(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    const char *p = script("segv", "echo before >&2\nkill -SEGV $$\necho after");
+    struct gd_child_result r = run_program(p, 10000, 4096);
+    assert_int_equal(r.end, GD_CHILD_SIGNALED);
+    assert_int_equal(r.code, SIGSEGV);
+    assert_string_equal(r.errors, "before\n");
+    assert_string_equal(r.output, "");
+    gd_child_result_free(&r);
+    /* A signal this process ignores is at its default in the program: a shell cannot undo an
+     * ignored signal it inherited, so it would survive SIGUSR1 otherwise. */
+    void (*old)(int) = signal(SIGUSR1, SIG_IGN);
+    p = script("usr1", "kill -USR1 $$\necho survived");
+    r = run_program(p, 10000, 4096);
+    signal(SIGUSR1, old);
+    assert_int_equal(r.end, GD_CHILD_SIGNALED);
+    assert_int_equal(r.code, SIGUSR1);
+    assert_string_equal(r.output, "");
+    gd_child_result_free(&r);
+    tu_rmtree(progs);
+    free(progs);
+}
+
+static void test_program_deadline(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    /* SIGTERM first: a program that handles it still says so, and what it says is kept. */
+    const char *p = script("term", "trap 'echo got TERM >&2; exit 3' TERM\n"
+                                   "echo started\n"
+                                   "while :; do sleep 1; done");
+    struct gd_child_result r = run_program(p, 300, 4096);
+    assert_int_equal(r.end, GD_CHILD_TIMED_OUT);
+    assert_string_equal(r.output, "started\n");
+    /* (the shell may first say that its `sleep`, in the same group, was "Terminated") */
+    assert_non_null(strstr(r.errors, "got TERM\n"));
+    gd_child_result_free(&r);
+    /* One that ignores SIGTERM gets SIGKILL after the grace period. */
+    p = script("stubborn", "trap '' TERM\necho started\nwhile :; do sleep 1; done");
+    r = run_program(p, 300, 4096);
+    assert_int_equal(r.end, GD_CHILD_TIMED_OUT);
+    assert_string_equal(r.output, "started\n");
+    gd_child_result_free(&r);
+    /* Closing its standard output does not end the wait: the program is still running. */
+    p = script("closes", "exec >&-\necho 'stdout closed' >&2\nexec sleep 1000");
+    r = run_program(p, 300, 4096);
+    assert_int_equal(r.end, GD_CHILD_TIMED_OUT);
+    assert_string_equal(r.output, "");
+    assert_string_equal(r.errors, "stdout closed\n");
+    gd_child_result_free(&r);
+    tu_rmtree(progs);
+    free(progs);
+}
+
+/* 10 MiB on each stream: kept up to the cap, the rest read and dropped, the program ends
+ * normally (it would block forever on a full pipe otherwise, and time out). */
+static void test_program_flood(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    const char *p = script("flood", "head -c 10485760 /dev/zero | tr '\\000' x\n"
+                                    "head -c 10485760 /dev/zero | tr '\\000' y >&2\n"
+                                    "echo end");
+    struct gd_child_result r = run_program(p, 60000, 65536);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 0);
+    assert_true(r.truncated);
+    assert_true(r.errors_truncated);
+    assert_int_equal(r.len, 65536);
+    assert_int_equal(r.errors_len, 65536);
+    assert_int_equal(r.output[0], 'x');
+    assert_int_equal(r.output[65535], 'x');
+    assert_int_equal(r.errors[65535], 'y');
+    gd_child_result_free(&r);
+    tu_rmtree(progs);
+    free(progs);
+}
+
+/* Programs and functions side by side, each result its own. */
+static void test_program_mixed(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    const char *ok = script("ok", "echo one");
+    const char *bad = script("bad", "echo two >&2; exit 2");
+    char missing[PATH_MAX];
+    tu_path(missing, sizeof missing, progs, "missing");
+    const char *a1[] = { ok, NULL }, *a2[] = { bad, NULL }, *a3[] = { missing, NULL };
+    int ms = 50;
+    struct gd_child_job jobs[4] = {
+        { .argv = a1, .envp = plain_env },
+        { .fn = naps, .arg = &ms },
+        { .argv = a3, .envp = plain_env },
+        { .argv = a2, .envp = plain_env },
+    };
+    struct gd_child_result res[4];
+    assert_int_equal(gd_os_children_run(jobs, 4, 10000, 4096, res), GD_OK);
+    assert_string_equal(res[0].output, "one\n");
+    assert_int_equal(res[0].end, GD_CHILD_EXITED);
+    assert_string_equal(res[1].output, "slept 50\n");
+    assert_int_equal(res[2].end, GD_CHILD_EXEC_FAILED);
+    assert_int_equal(res[3].end, GD_CHILD_EXITED);
+    assert_int_equal(res[3].code, 2);
+    assert_string_equal(res[3].errors, "two\n");
+    for (size_t i = 0; i < 4; i++)
+        gd_child_result_free(&res[i]);
+    tu_rmtree(progs);
+    free(progs);
 }
 
 /* ---- version calls on fake libraries ------------------------------------------------------- */
@@ -506,6 +716,12 @@ int main(void)
         cmocka_unit_test(test_output_cap),
         cmocka_unit_test(test_parallel),
         cmocka_unit_test(test_start_fails_half_way),
+        cmocka_unit_test(test_program_streams),
+        cmocka_unit_test(test_program_exec_failed),
+        cmocka_unit_test(test_program_signals),
+        cmocka_unit_test(test_program_deadline),
+        cmocka_unit_test(test_program_flood),
+        cmocka_unit_test(test_program_mixed),
         cmocka_unit_test(test_version_calls),
         cmocka_unit_test(test_call_kinds),
     };

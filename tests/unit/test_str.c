@@ -239,6 +239,42 @@ static void test_paths(void **state)
     assert_string_equal(gd_path_base("/"), "");
 }
 
+static void test_text_clean(void **state)
+{
+    (void)state;
+    char buf[16];
+    static const struct {
+        const char *in;
+        size_t n;
+        const char *want;
+    } cases[] = {
+        { "plain text", 10, "plain text" },
+        { "tab\there\r\n", 10, "tab?here??" },
+        { "nul\0in", 6, "nul?in" },
+        { "\x1b[31mred", 8, "?[31mred" },
+        { "caf\xc3\xa9", 5, "caf\xc3\xa9" },           /* é kept */
+        { "\xe2\x9c\x93 ok", 6, "\xe2\x9c\x93 ok" },   /* U+2713 kept */
+        { "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" }, /* U+1F600 kept */
+        { "bad \xff\xfe", 6, "bad ??" },               /* not UTF-8 */
+        { "\xc0\xaf", 2, "??" },                       /* overlong '/' */
+        { "\xed\xa0\x80", 3, "???" },                  /* a surrogate */
+        { "\xf4\x90\x80\x80", 4, "????" },             /* past U+10FFFF */
+        { "cut \xc3", 5, "cut ?" },                    /* a sequence cut short */
+        { "\x7f", 1, "?" },
+        { "0123456789abcdefgh", 18, "0123456789abcde" },    /* cut to fit */
+        { "0123456789abcd\xc3\xa9", 16, "0123456789abcd" }, /* not in the middle of é */
+        { "", 0, "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = gd_text_clean(sp(cases[i].in, cases[i].n), buf, sizeof buf);
+        if (strcmp(buf, cases[i].want) != 0 || n != strlen(buf))
+            fail_msg("case %zu: \"%s\" (%zu), want \"%s\"", i, buf, n, cases[i].want);
+    }
+    char one[1];
+    assert_int_equal(gd_text_clean(sp("abc", 3), one, 1), 0);
+    assert_int_equal(one[0], '\0');
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_trim_and_split), cmocka_unit_test(test_fields),
         cmocka_unit_test(test_lines),          cmocka_unit_test(test_find),
         cmocka_unit_test(test_copy),           cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_text_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,6 +137,24 @@ static inline int tu_unlock_entry(const char *path, const struct stat *st, int t
     return 0;
 }
 
+/* An executable shell script at `rel` ("#!/bin/sh", then `body`): a fake program. Returns its
+ * path, valid until 32 more calls. */
+static inline const char *tu_script(const char *root, const char *rel, const char *body)
+{
+    static char paths[32][PATH_MAX];
+    static size_t next;
+    char *p = paths[next++ % 32];
+    size_t n = strlen(body) + 16;
+    char *text = malloc(n);
+    if (!text)
+        fail_msg("out of memory");
+    snprintf(text, n, "#!/bin/sh\n%s\n", body);
+    tu_write(root, rel, text);
+    free(text);
+    tu_chmod(root, rel, 0755);
+    return tu_path(p, PATH_MAX, root, rel);
+}
+
 /* rm -rf, after giving back the permissions a test took away. */
 static inline void tu_rmtree(const char *dir)
 {
