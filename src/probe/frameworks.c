@@ -42,21 +42,40 @@ static bool alive(const struct gd_fwscan *s)
 
 /* ---- the KB ------------------------------------------------------------------------------ */
 
+/* The `dist` rows, flattened once: every entry of every site directory is matched against them,
+ * and a KB field is a JSON lookup. */
+struct gd_fw_dist {
+    const char *dist, *prefix; /* one of the two */
+    const struct gd_kb_row *row;
+};
+
+static enum gd_status load_dists(struct gd_fwscan *s)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < gd_kb_row_count(s->kb); i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(s->kb, i);
+        const char *kind = gd_kb_str(row, "kind");
+        const char *d = gd_kb_str(row, "dist"), *p = gd_kb_str(row, "dist_prefix");
+        if (!kind || strcmp(kind, "dist") != 0 || (!d && (!p || !p[0])))
+            continue;
+        if (gd_grow((void **)&s->dists, &cap, s->ndists + 1, sizeof *s->dists) != 0)
+            return GD_ENOMEM;
+        s->dists[s->ndists++] = (struct gd_fw_dist){ d, d ? NULL : p, row };
+    }
+    return GD_OK;
+}
+
 /* The `dist` row of a normalised distribution name: an exact `dist`, else a `dist_prefix`
  * (cupy-cuda112 before CuPy 10 named its wheels that way). */
-static const struct gd_kb_row *dist_row(const struct gd_kb_table *t, const char *dist)
+static const struct gd_kb_row *dist_row(const struct gd_fwscan *s, const char *dist)
 {
     const struct gd_kb_row *by_prefix = NULL;
-    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(t, i);
-        const char *kind = gd_kb_str(row, "kind");
-        if (!kind || strcmp(kind, "dist") != 0)
-            continue;
-        const char *d = gd_kb_str(row, "dist"), *p = gd_kb_str(row, "dist_prefix");
-        if (d && strcmp(d, dist) == 0)
-            return row;
-        if (!by_prefix && p && p[0] && gd_str_starts_with(dist, p))
-            by_prefix = row;
+    for (size_t i = 0; i < s->ndists; i++) {
+        const struct gd_fw_dist *d = &s->dists[i];
+        if (d->dist && d->dist[0] == dist[0] && strcmp(d->dist, dist) == 0)
+            return d->row;
+        if (!by_prefix && d->prefix && gd_str_starts_with(dist, d->prefix))
+            by_prefix = d->row;
     }
     return by_prefix;
 }
@@ -85,7 +104,7 @@ static const struct gd_kb_row *dist_row_for_version(const struct gd_kb_table *t,
             continue;
         return row;
     }
-    return first ? first : dist_row(t, dist);
+    return first;
 }
 
 static void kb_ref(const struct gd_kb_row *row, const char *what, char *buf, size_t size)
@@ -477,7 +496,9 @@ static void record_fw(struct gd_fwscan *s, struct gd_fw *fw, bool egg, bool egg_
     gd_pymeta_free(&meta);
     /* keras 2 and 3 are one name; the version picks the row. */
     if (fw->version[0] && strcmp(fw->dist, "keras") == 0) {
-        fw->row = dist_row_for_version(s->kb, fw->dist, fw->version);
+        const struct gd_kb_row *by_version = dist_row_for_version(s->kb, fw->dist, fw->version);
+        if (by_version)
+            fw->row = by_version;
         const char *major = gd_kb_str(fw->row, "keras_major");
         if (major)
             gd_fact_str(e, "keras_major", major, kb);
@@ -504,7 +525,7 @@ static void scan_site(struct gd_fwscan *s, const char *env, const char *site)
         bool egg;
         if (!meta_dir_dist(names.names[i], dist, sizeof dist, &egg))
             continue;
-        const struct gd_kb_row *row = dist_row(s->kb, dist);
+        const struct gd_kb_row *row = dist_row(s, dist);
         if (!row)
             continue;
         struct gd_fw *fw = add_fw(s);
@@ -771,6 +792,7 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx)
                         gd_src(GD_SOURCE_KB, "frameworks"));
         return;
     }
+    gd_fwscan_fail(&s, load_dists(&s));
     const struct gd_kb_table *libs = gd_kb_table(ctx->kb, "cuda_libraries");
     if (libs)
         gd_fwscan_fail(&s, gd_families_load(libs, &s.families));
@@ -796,6 +818,7 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx)
         gd_free(s.fws[i].meta);
     gd_free(s.fws);
     gd_free(s.copies);
+    gd_free(s.dists);
     gd_strlist_free(&done);
     gd_pyenvs_free(&own);
     gd_families_free(&s.families);

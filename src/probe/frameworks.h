@@ -21,6 +21,7 @@
 struct gd_kb_row;
 struct gd_kb_table;
 struct gd_loader;
+struct gd_fw_dist;
 
 /* Caps: a hostile tree costs bounded time. */
 #define GD_FW_MAX            1024               /* framework distributions recorded */
@@ -59,6 +60,8 @@ struct gd_fwscan {
     enum gd_status status; /* GD_ENOMEM once an allocation failed */
     struct gd_fw *fws;
     size_t nfws, cap_fws, dropped;
+    struct gd_fw_dist *dists; /* the KB's dist rows (frameworks.c) */
+    size_t ndists;
     /* The inventory's library entities sorted by path, made on first use (fwlibs.c). */
     struct gd_fw_copy *copies;
     size_t ncopies;

@@ -538,6 +538,10 @@ static bool on_record(void *user, const char *path, long long size)
 
 static void scan_dist_infos(struct inventory *inv, const char *dir)
 {
+    /* The copies of one site directory come one after another: the last one answers most. */
+    size_t n = inv->scanned_dist_dirs.count;
+    if (n && strcmp(inv->scanned_dist_dirs.items[n - 1], dir) == 0)
+        return;
     if (gd_strlist_contains(&inv->scanned_dist_dirs, dir))
         return;
     if (gd_strlist_push(&inv->scanned_dist_dirs, dir) != GD_OK) {

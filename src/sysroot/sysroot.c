@@ -369,6 +369,21 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
     bool escaped = false;
     char *escape = NULL; /* the link that climbed above the root */
     size_t pos = 0;
+    /* A canonical path whose directory the root has seen already: start at its last
+     * component instead of hashing every prefix again (a check resolves tens of thousands of
+     * paths in a few hundred directories). Only a plain absolute path qualifies: no ".", ".."
+     * or empty component, and a last component that does not start with a dot. */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) : 0;
+    if (path[0] == '/' && dir_len > 0 && slash[1] && slash[1] != '.' && !strstr(path, "//") &&
+        !strstr(path, "/./") && !strstr(path, "/../")) {
+        memcpy(w.out, path, dir_len);
+        w.out[dir_len] = '\0';
+        if (dir_cached(&root->dirs, w.out, gd_hash_str(w.out))) {
+            w.out_len = dir_len;
+            pos = dir_len;
+        }
+    }
     for (;;) {
         while (w.rest[pos] == '/')
             pos++;
