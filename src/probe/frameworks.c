@@ -520,11 +520,19 @@ static void scan_site(struct gd_fwscan *s, const char *env, const char *site)
     }
     size_t first = s->nfws;
     size_t n = names.count < GD_FW_SITE_ENTRIES ? names.count : GD_FW_SITE_ENTRIES;
+    struct gd_fw_site *info = NULL;
+    if (gd_grow((void **)&s->sites, &s->cap_sites, s->nsites + 1, sizeof *s->sites) == 0) {
+        info = &s->sites[s->nsites++];
+        *info = (struct gd_fw_site){ site, { 0 } };
+    } else {
+        s->status = GD_ENOMEM;
+    }
     for (size_t i = 0; i < n && alive(s); i++) {
         char dist[128];
         bool egg;
         if (!meta_dir_dist(names.names[i], dist, sizeof dist, &egg))
             continue;
+        gd_fwscan_fail(s, gd_strlist_push(&info->dists, dist));
         const struct gd_kb_row *row = dist_row(s, dist);
         if (!row)
             continue;
@@ -743,21 +751,11 @@ static void scan_env(struct gd_fwscan *s, const struct gd_pyenv *env, struct gd_
         }
     }
     /* Every distribution of the env's site directories, for the extras' requirements. */
-    for (size_t k = 0; k < env->site_dirs.count && st == GD_OK; k++) {
-        struct gd_names names;
-        enum gd_status ls = gd_root_list(s->ctx->root, env->site_dirs.items[k], &names);
-        if (ls == GD_ENOMEM)
-            st = ls;
-        if (ls != GD_OK)
-            continue;
-        for (size_t i = 0; i < names.count && i < GD_FW_SITE_ENTRIES && st == GD_OK; i++) {
-            char dist[128];
-            bool egg;
-            if (meta_dir_dist(names.names[i], dist, sizeof dist, &egg))
-                st = gd_strlist_push_unique(&dists, dist);
-        }
-        gd_names_free(&names);
-    }
+    for (size_t k = 0; k < env->site_dirs.count && st == GD_OK; k++)
+        for (size_t i = 0; i < s->nsites && st == GD_OK; i++)
+            if (strcmp(s->sites[i].path, env->site_dirs.items[k]) == 0)
+                for (size_t d = 0; d < s->sites[i].dists.count && st == GD_OK; d++)
+                    st = gd_strlist_push_unique(&dists, s->sites[i].dists.items[d]);
     for (size_t i = 0; i < nmine && st == GD_OK && alive(s); i++) {
         struct gd_fw *fw = &s->fws[mine[i]];
         if (strcmp(fw->env, env->prefix) == 0)
@@ -819,6 +817,9 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx)
     gd_free(s.fws);
     gd_free(s.copies);
     gd_free(s.dists);
+    for (size_t i = 0; i < s.nsites; i++)
+        gd_strlist_free(&s.sites[i].dists);
+    gd_free(s.sites);
     gd_strlist_free(&done);
     gd_pyenvs_free(&own);
     gd_families_free(&s.families);

@@ -60,12 +60,21 @@ struct gd_fwscan {
     enum gd_status status; /* GD_ENOMEM once an allocation failed */
     struct gd_fw *fws;
     size_t nfws, cap_fws, dropped;
+    struct gd_fw_site *sites; /* each site directory listed, with its distributions */
+    size_t nsites, cap_sites;
     struct gd_fw_dist *dists; /* the KB's dist rows (frameworks.c) */
     size_t ndists;
     /* The inventory's library entities sorted by path, made on first use (fwlibs.c). */
     struct gd_fw_copy *copies;
     size_t ncopies;
     bool copies_made;
+};
+
+/* A site directory as listed once: the normalised names of all its distributions (for the
+ * extras' requirements), whatever they are. */
+struct gd_fw_site {
+    const char *path; /* borrowed */
+    struct gd_strlist dists;
 };
 
 struct gd_fw_copy {

@@ -26,6 +26,7 @@
 #include "sysroot/glob.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DIRS_MAX     2048
@@ -70,6 +71,8 @@ struct copy {
 struct dist {
     char *name, *version, *record; /* the wheel and its RECORD path */
     char *file;                    /* a file of it: basename */
+    char *path; /* where that file is: the directory the dist-info sits in joined with the
+                 * RECORD's relative path (NULL for a path with ".." or an absolute one) */
     long long size;
 };
 
@@ -509,6 +512,7 @@ static void find_version_json(struct inventory *inv, struct copy *c)
 struct record_scan {
     struct inventory *inv;
     const char *name, *version, *record; /* record: the file that states name and version */
+    const char *dir;                     /* the directory holding the dist-info */
 };
 
 static bool on_record(void *user, const char *path, long long size)
@@ -527,9 +531,11 @@ static bool on_record(void *user, const char *path, long long size)
     d->version = gd_strdup(s->version);
     d->record = gd_strdup(s->record);
     d->file = gd_strdup(base);
+    bool plain = path[0] != '/' && !strstr(path, "..") && !strstr(path, "./");
+    d->path = plain ? gd_path_join(s->dir, path) : NULL;
     d->size = size;
     inv->ndists++;
-    if (!d->name || !d->version || !d->record || !d->file) {
+    if (!d->name || !d->version || !d->record || !d->file || (plain && !d->path)) {
         fail(inv, GD_ENOMEM);
         return false;
     }
@@ -571,7 +577,7 @@ static void scan_dist_infos(struct inventory *inv, const char *dir)
         gd_free(data);
         data = NULL;
         if (record && gd_root_read_file(inv->ctx->root, record, RECORD_MAX, &data, &len) == GD_OK) {
-            struct record_scan s = { inv, name, version, meta };
+            struct record_scan s = { inv, name, version, meta, dir };
             gd_parse_record(data, len, on_record, &s);
         }
         gd_free(data);
@@ -582,10 +588,11 @@ static void scan_dist_infos(struct inventory *inv, const char *dir)
     gd_names_free(&names);
 }
 
-static void find_wheel(struct inventory *inv, struct copy *c)
+/* The dist-info directories of the copy's site-packages (a wheel installs next to its
+ * dist-info), and of a prefix's own dist-info directory (toolkits assembled from wheels keep
+ * them there). */
+static void scan_wheels(struct inventory *inv, const struct copy *c)
 {
-    /* The copy's site-packages (a wheel installs next to its dist-info), and a prefix's own
-     * dist-info directory (toolkits assembled from wheels keep them there). */
     for (size_t i = 0; i < inv->site_packages.count; i++) {
         const char *sp = inv->site_packages.items[i];
         size_t n = strlen(sp);
@@ -600,13 +607,43 @@ static void find_wheel(struct inventory *inv, struct copy *c)
     gd_free(di);
     gd_free(prefix);
     gd_free(dir);
+}
+
+static int cmp_dist_path(const void *a, const void *b)
+{
+    const struct dist *x = a, *y = b;
+    if (!x->path || !y->path)
+        return !x->path - !y->path;
+    return strcmp(x->path, y->path);
+}
+
+static void set_wheel(struct inventory *inv, struct copy *c, const struct dist *d)
+{
+    snprintf(c->meta_version, sizeof c->meta_version, "%s", d->version);
+    c->meta_dist = own(inv, gd_strdup(d->name));
+    c->meta_record = own(inv, gd_strdup(d->record));
+}
+
+/* The wheel whose RECORD lists the copy: by path (one of the names that lead to it), so that
+ * a hundred environments with the same wheel each get their own; else (a toolkit assembled
+ * from wheels keeps its dist-info elsewhere, a path reached through a link) by file name and
+ * size, the first of them. `inv->dists` is sorted by path. */
+static void find_wheel(struct inventory *inv, struct copy *c)
+{
+    for (size_t k = 0; k < c->names.count; k++) {
+        struct dist key = { .path = c->names.items[k] };
+        const struct dist *d =
+            bsearch(&key, inv->dists, inv->ndists, sizeof *inv->dists, cmp_dist_path);
+        if (d && (d->size < 0 || (unsigned long long)d->size == c->size)) {
+            set_wheel(inv, c, d);
+            return;
+        }
+    }
     const char *base = gd_path_base(c->real);
     for (size_t i = 0; i < inv->ndists; i++) {
         const struct dist *d = &inv->dists[i];
         if (strcmp(d->file, base) == 0 && (d->size < 0 || (unsigned long long)d->size == c->size)) {
-            snprintf(c->meta_version, sizeof c->meta_version, "%s", d->version);
-            c->meta_dist = own(inv, gd_strdup(d->name));
-            c->meta_record = own(inv, gd_strdup(d->record));
+            set_wheel(inv, c, d);
             return;
         }
     }
@@ -876,6 +913,7 @@ static void free_inventory(struct inventory *inv)
         gd_free(inv->dists[i].version);
         gd_free(inv->dists[i].record);
         gd_free(inv->dists[i].file);
+        gd_free(inv->dists[i].path);
     }
     gd_free(inv->dists);
     gd_strlist_free(&inv->scanned_dist_dirs);
@@ -922,8 +960,13 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
         read_soname(&inv, &inv.copies[i]);
         find_header(&inv, &inv.copies[i]);
         find_version_json(&inv, &inv.copies[i]);
-        find_wheel(&inv, &inv.copies[i]);
+        scan_wheels(&inv, &inv.copies[i]);
     }
+    /* Paths first, the RECORD entries without one (sorted as NULL) last. */
+    if (inv.ndists)
+        qsort(inv.dists, inv.ndists, sizeof *inv.dists, cmp_dist_path);
+    for (size_t i = 0; i < inv.ncopies && inv.status == GD_OK; i++)
+        find_wheel(&inv, &inv.copies[i]);
     run_calls(&inv);
     resolve_sonames(&inv, loader);
     for (size_t i = 0; i < inv.ncopies; i++)
