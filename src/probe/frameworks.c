@@ -55,6 +55,15 @@ static enum gd_status load_dists(struct gd_fwscan *s)
     for (size_t i = 0; i < gd_kb_row_count(s->kb); i++) {
         const struct gd_kb_row *row = gd_kb_row_at(s->kb, i);
         const char *kind = gd_kb_str(row, "kind");
+        static const char *const walked[] = { "local_version", "extra", "dlopen", "preload" };
+        for (size_t k = 0; kind && k < 4; k++) {
+            if (strcmp(kind, walked[k]) != 0)
+                continue;
+            if (gd_grow((void **)&s->rows[k], &s->cap_rows[k], s->nrows[k] + 1,
+                        sizeof *s->rows[k]) != 0)
+                return GD_ENOMEM;
+            s->rows[k][s->nrows[k]++] = row;
+        }
         const char *d = gd_kb_str(row, "dist"), *p = gd_kb_str(row, "dist_prefix");
         if (!kind || strcmp(kind, "dist") != 0 || (!d && (!p || !p[0])))
             continue;
@@ -327,8 +336,8 @@ static void local_version_build(struct gd_fwscan *s, struct gd_fw *fw)
     struct gd_version v;
     if (!fw->version[0] || gd_version_parse(fw->version, &v) != GD_OK || !v.local[0])
         return;
-    for (size_t i = 0; i < gd_kb_row_count(s->kb); i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(s->kb, i);
+    for (size_t i = 0; i < s->nrows[GD_FW_ROWS_LOCAL_VERSION]; i++) {
+        const struct gd_kb_row *row = s->rows[GD_FW_ROWS_LOCAL_VERSION][i];
         const char *kind = gd_kb_str(row, "kind"), *dist = gd_kb_str(row, "dist");
         const char *prefix = gd_kb_str(row, "local_prefix"), *meaning = gd_kb_str(row, "meaning");
         if (!kind || strcmp(kind, "local_version") != 0 || !dist || strcmp(dist, fw->dist) != 0 ||
@@ -587,8 +596,8 @@ static void scan_site(struct gd_fwscan *s, const char *env, const char *site)
  * environment: pip keeps no record of the extras asked for, so this is what can be known. */
 static void record_extras(struct gd_fwscan *s, const struct gd_strlist *dists, struct gd_fw *fw)
 {
-    for (size_t i = 0; i < gd_kb_row_count(s->kb); i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(s->kb, i);
+    for (size_t i = 0; i < s->nrows[GD_FW_ROWS_EXTRA]; i++) {
+        const struct gd_kb_row *row = s->rows[GD_FW_ROWS_EXTRA][i];
         const char *kind = gd_kb_str(row, "kind"), *dist = gd_kb_str(row, "dist");
         const char *extra = gd_kb_str(row, "extra");
         if (!kind || strcmp(kind, "extra") != 0 || !dist || strcmp(dist, fw->dist) != 0 || !extra)
@@ -817,6 +826,8 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx)
     gd_free(s.fws);
     gd_free(s.copies);
     gd_free(s.dists);
+    for (size_t k = 0; k < 4; k++)
+        gd_free(s.rows[k]);
     for (size_t i = 0; i < s.nsites; i++)
         gd_strlist_free(&s.sites[i].dists);
     gd_free(s.sites);

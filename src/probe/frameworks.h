@@ -23,6 +23,8 @@ struct gd_kb_table;
 struct gd_loader;
 struct gd_fw_dist;
 
+enum { GD_FW_ROWS_LOCAL_VERSION, GD_FW_ROWS_EXTRA, GD_FW_ROWS_DLOPEN, GD_FW_ROWS_PRELOAD };
+
 /* Caps: a hostile tree costs bounded time. */
 #define GD_FW_MAX            1024               /* framework distributions recorded */
 #define GD_FW_SITE_ENTRIES   20000              /* entries of one site directory looked at */
@@ -63,6 +65,10 @@ struct gd_fwscan {
     struct gd_fw_site *sites; /* each site directory listed, with its distributions */
     size_t nsites, cap_sites;
     struct gd_fw_dist *dists; /* the KB's dist rows (frameworks.c) */
+    /* The KB's rows of each kind the probe walks per distribution, collected once (a KB field
+     * is a JSON lookup): GD_FW_ROWS_LOCAL_VERSION, _EXTRA, _DLOPEN, _PRELOAD. */
+    const struct gd_kb_row **rows[4];
+    size_t nrows[4], cap_rows[4];
     size_t ndists;
     /* The inventory's library entities sorted by path, made on first use (fwlibs.c). */
     struct gd_fw_copy *copies;

@@ -294,8 +294,8 @@ static struct found preload_fallback(struct gd_fwscan *s, const struct gd_fw *fw
                                      const char *soname, const struct gd_strlist *sites)
 {
     struct found f = { NULL, NULL, NULL };
-    for (size_t i = 0; i < gd_kb_row_count(s->kb) && !f.path; i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(s->kb, i);
+    for (size_t i = 0; i < s->nrows[GD_FW_ROWS_PRELOAD] && !f.path; i++) {
+        const struct gd_kb_row *row = s->rows[GD_FW_ROWS_PRELOAD][i];
         const char *kind = gd_kb_str(row, "kind"), *fwname = gd_kb_str(row, "framework");
         if (!kind || strcmp(kind, "preload") != 0 || !fwname || strcmp(fwname, fw->framework) != 0)
             continue;
@@ -469,8 +469,8 @@ static const struct gd_kb_row *dlopen_row(const struct gd_fwscan *s, const struc
         return NULL;
     const struct gd_kb_row *best = NULL;
     int best_parts = 0;
-    for (size_t i = 0; i < gd_kb_row_count(s->kb); i++) {
-        const struct gd_kb_row *row = gd_kb_row_at(s->kb, i);
+    for (size_t i = 0; i < s->nrows[GD_FW_ROWS_DLOPEN]; i++) {
+        const struct gd_kb_row *row = s->rows[GD_FW_ROWS_DLOPEN][i];
         const char *kind = gd_kb_str(row, "kind"), *name = gd_kb_str(row, "framework");
         const char *cuda = gd_kb_str(row, "cuda");
         struct gd_version v;

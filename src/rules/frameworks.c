@@ -594,9 +594,23 @@ static void cudnn_conflicts(struct gd_report *r, const struct fwix *ix)
     }
     for (size_t i = 0; i < ix->nenvs; i++) {
         const struct gd_entity *env = ix->envs[i];
+        /* Its site directories, read once: membership is asked for every framework. */
+        const char *sites[16];
+        size_t nsites = 0;
+        const char *count = gd_fw_val(env, "site_dirs");
+        for (long k = 0; count && k < atol(count) && nsites < 16; k++) {
+            char name[48];
+            snprintf(name, sizeof name, "site_dirs[%ld]", k);
+            if ((sites[nsites] = gd_fw_val(env, name)) != NULL)
+                nsites++;
+        }
         size_t first = SIZE_MAX;
         for (size_t k = 0; k < ix->nfws; k++) {
-            if (!needs[k].major || !gd_fw_in_env(r, env, ix->fws[k]))
+            const char *site = needs[k].major ? gd_fw_val(ix->fws[k], "site") : NULL;
+            bool in = false;
+            for (size_t d = 0; site && d < nsites && !in; d++)
+                in = strcmp(sites[d], site) == 0;
+            if (!in)
                 continue;
             if (first == SIZE_MAX)
                 first = k;
