@@ -359,7 +359,15 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
     *out = NULL;
     if (!path || strlen(path) > GD_ROOT_PATH_MAX)
         return GD_ELIMIT;
-    struct walk w = { .out_len = 0, .links = 0 };
+    /* Not `= { 0 }`: that zero-fills two path buffers (8 KiB) on every call, a third of a
+     * check's instructions for 100 environments. Each field is set before it is read. */
+    struct walk w;
+    w.out[0] = '\0';
+    w.out_len = 0;
+    w.link_end = 0;
+    w.links = 0;
+    w.last_link[0] = '\0';
+    w.last_target = NULL;
     w.rest = gd_strdup(path);
     if (!w.rest) {
         root->out_of_memory = true;
