@@ -83,7 +83,13 @@ char *gd_arena_strndup(struct gd_arena *arena, const char *s, size_t n)
 
 char *gd_arena_strdup(struct gd_arena *arena, const char *s)
 {
-    return s ? gd_arena_strndup(arena, s, SIZE_MAX) : NULL;
+    if (!s)
+        return NULL;
+    size_t len = strlen(s);
+    char *copy = gd_arena_alloc(arena, len + 1);
+    if (copy)
+        memcpy(copy, s, len);
+    return copy;
 }
 
 char *gd_arena_vprintf(struct gd_arena *arena, const char *fmt, va_list ap)
