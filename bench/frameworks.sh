@@ -89,7 +89,7 @@ fi
 
 machine_info "$OUT/machine.txt"
 # gpudoctor exits 1 when it reports an error finding (checked above): not a failure here.
-hyperfine --ignore-failure --warmup "$WARMUP" --min-runs "$MIN_RUNS" --export-json "$OUT/hyperfine.json" \
+hyperfine -N --ignore-failure --warmup "$WARMUP" --min-runs "$MIN_RUNS" --export-json "$OUT/hyperfine.json" \
   -n gpudoctor "$GD_CMD" -n importlib.metadata "$PEER_CMD" -n "gpudoctor --json" "$GD_JSON_CMD" \
   | tee "$OUT/hyperfine.txt"
 mean_ms=$("$BENCH_PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print("%.2f" % (r[0]["mean"]*1000))' "$OUT/hyperfine.json")
