@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -341,6 +342,9 @@ void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, .
 }
 
 struct running {
+    size_t job;
+    gd_child_watch_fn watch;
+    void *user;
     pid_t pid;
     int fd; /* read end, -1 once closed */
     bool reaped;
@@ -387,6 +391,8 @@ static void append(struct running *r, const char *buf, size_t n)
     memcpy(res->output + res->len, buf, n);
     res->len += n;
     res->output[res->len] = '\0';
+    if (r->watch)
+        r->watch(r->user, r->job, buf, n);
 }
 
 /* The child is gone but its status cannot be had: an embedding program that ignores SIGCHLD
@@ -449,6 +455,14 @@ static void drain(struct running *r)
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results)
 {
+    return gd_os_children_run_watched(jobs, n, timeout_ms, max_output, results, NULL, NULL);
+}
+
+enum gd_status gd_os_children_run_watched(const struct gd_child_job *jobs, size_t n,
+                                          unsigned timeout_ms, size_t max_output,
+                                          struct gd_child_result *results, gd_child_watch_fn watch,
+                                          void *user)
+{
     struct running *run = gd_calloc(n ? n : 1, sizeof *run);
     if (!run)
         return GD_ENOMEM;
@@ -459,6 +473,9 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
     for (size_t i = 0; i < n; i++) {
         memset(&results[i], 0, sizeof results[i]);
         run[i].res = &results[i];
+        run[i].job = i;
+        run[i].watch = watch;
+        run[i].user = user;
         run[i].max = max_output;
         run[i].fd = -1;
         run[i].reaped = true;
@@ -623,4 +640,22 @@ void *gd_os_dlopen(const char *path, char *err, size_t size)
 void *gd_os_dlsym(void *handle, const char *symbol)
 {
     return dlsym(handle, symbol);
+}
+
+bool gd_os_dlpath(void *handle, char *buf, size_t size)
+{
+    struct link_map *map = NULL;
+    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name ||
+        !map->l_name[0])
+        return false;
+    snprintf(buf, size, "%s", map->l_name);
+    return true;
+}
+
+void gd_os_setenv(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
 }
