@@ -1,5 +1,6 @@
 /* gd_check: the pipeline. Probes gather facts, rules judge them, findings are ordered. */
 #include "api/options.h"
+#include "api/pipeline.h"
 #include "core/alloc.h"
 #include "core/env.h"
 #include "core/report.h"
@@ -47,7 +48,8 @@ static void record_kb(struct gd_report *report, const struct gd_kb *kb)
     }
 }
 
-enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
+enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, gd_rule_fn rules,
+                           struct gd_report **out)
 {
     *out = NULL;
     struct gd_root *root = NULL;
@@ -69,6 +71,8 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
                                 .report = report,
                                 .kb = kb,
                                 .calls = opts && opts->calls,
+                                .no_devices = opts && opts->no_devices,
+                                .timeout_ms = opts ? opts->timeout_ms : 0,
                                 .pythons = opts ? &opts->pythons : NULL,
                                 .sites = opts ? &opts->sites : NULL };
     gd_probe_host(&ctx);
@@ -82,12 +86,15 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     /* Before the inventory, which looks for CUDA wheels in the environments' site directories. */
     gd_probe_python(&ctx);
     gd_probe_inventory(&ctx);
+    gd_probe_live(&ctx);
     gd_probe_root(&ctx);
     record_kb(report, kb);
+    if (extra)
+        extra(&ctx, opts);
 
     gd_pyenvs_free(&ctx.pyenvs);
 
-    gd_rules_run(report, kb);
+    rules(report, kb);
     gd_report_sort_findings(report);
     /* A probe may have taken a read that ran out of memory for a missing file: only a root
      * read without such a failure gives findings worth returning. */
@@ -103,4 +110,9 @@ out:
     gd_env_free(env);
     gd_root_free(root);
     return st;
+}
+
+enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
+{
+    return gd_pipeline(opts, NULL, gd_rules_run, out);
 }

@@ -4,6 +4,7 @@
 
 #include "core/strlist.h"
 
+#include <gpudoctor/gpudoctor.h>
 #include <stdbool.h>
 
 struct gd_env;
@@ -16,6 +17,10 @@ struct gd_options {
     bool calls;                /* ask libraries their versions (gd_options_set_calls) */
     struct gd_strlist pythons; /* gd_options_add_python, in the order given */
     struct gd_strlist sites;   /* gd_options_add_site, in the order given */
+    bool no_devices;           /* gd_options_set_devices(false) */
+    unsigned timeout_ms;       /* gd_options_set_timeout; 0: each step's default */
+    gd_progress_fn progress;   /* gd_options_set_progress, or NULL */
+    void *progress_user;
 };
 
 #endif

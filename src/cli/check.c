@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include <gpudoctor/gpudoctor.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -19,6 +20,9 @@ static const char usage[] =
     "  --kb DIR            knowledge-base tables in DIR replace the embedded ones\n"
     "  --calls             also ask each CUDA library its version, loading it in a child\n"
     "                      process (slower: cuBLAS alone loads 500 MiB)\n"
+    "  --no-devices        do not ask the driver, NVML and the CUDA runtimes about the GPUs\n"
+    "                      (they are asked in child processes, on this machine only)\n"
+    "  --timeout SECONDS   deadline of each of those children (default 30)\n"
     "  --python PATH       also inspect the Python environment of this interpreter (or\n"
     "                      prefix); repeatable. Python environments on PATH, VIRTUAL_ENV,\n"
     "                      CONDA_PREFIX, conda, pyenv, ~/.virtualenvs, the system and user\n"
@@ -87,6 +91,16 @@ int gd_cmd_check(int argc, char **argv)
             gd_options_clear_env(opts);
         } else if (gd_args_flag(&a, NULL, "--calls")) {
             gd_options_set_calls(opts, true);
+        } else if (gd_args_flag(&a, NULL, "--no-devices")) {
+            gd_options_set_devices(opts, false);
+        } else if (gd_args_value(&a, NULL, "--timeout", &value, &bad)) {
+            char *end = NULL;
+            long s = bad ? 0 : strtol(value, &end, 10);
+            if (!bad && (!end || *end || end == value || s <= 0 ||
+                         gd_options_set_timeout(opts, (unsigned)s) != GD_OK)) {
+                gd_usage_error("check", "--timeout takes seconds from 1 to 86400, not '%s'", value);
+                goto out;
+            }
         } else if (gd_args_value(&a, NULL, "--format", &value, &bad)) {
             if (!bad && parse_format(value, &format) != 0) {
                 gd_usage_error("check", "unknown format '%s' (text, json, markdown, prometheus)",

@@ -61,6 +61,15 @@ static const char *kind_of(const char *id)
         return "library_link";
     if (strncmp(id, "soname:", 7) == 0)
         return "soname";
+    /* The live machine's entities: "<kind>:<key>". */
+    static const char *const live[] = { "gpu",         "gpu_process", "cuda_runtime",
+                                        "cuda_device", "test_device", "test_library",
+                                        "test_nccl" };
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        size_t n = strlen(live[i]);
+        if (strncmp(id, live[i], n) == 0 && id[n] == ':')
+            return live[i];
+    }
     if (strchr(id, ':'))
         return "library"; /* "<family>:<path>" */
     return id;
@@ -1276,6 +1285,7 @@ static const struct rule_case cases[] = {
       { "A knowledge-base table was not used: /tmp/kb/env_values.json: invalid JSON",
         "docs/kb.md" } },
     { "no KB problem", gd_rule_kb, 'e', { "host.os.id=s:debian" }, "kb.table-invalid", MISS },
+#include "rules_live_cases.h"
 };
 
 /* A report of `facts`. */
