@@ -158,6 +158,8 @@ void gd_live_cuda_child(void *arg, struct gd_child_out *out)
         d.uuid_call = "cuDeviceGetUuid";
         d.uuid = (cuDeviceGetUuid_fn)gd_os_dlsym(h, d.uuid_call);
     }
+    if (d.uuid)
+        gd_child_send(out, "uuid_call", "%s", d.uuid_call);
     d.bus_id = (cuDeviceGetPCIBusId_fn)gd_os_dlsym(h, "cuDeviceGetPCIBusId");
     d.attribute = (cuDeviceGetAttribute_fn)gd_os_dlsym(h, "cuDeviceGetAttribute");
     d.total_mem = (cuDeviceTotalMem_v2_fn)gd_os_dlsym(h, "cuDeviceTotalMem_v2");
@@ -222,8 +224,10 @@ static void device_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, int i
     gd_vc_fact(e, "name", vc, key, false, GD_VENDOR_DRIVER, -1,
                gd_src(GD_SOURCE_CALL, "cuDeviceGetName"));
     snprintf(key, sizeof key, "dev.%d.uuid", i);
-    gd_vc_fact(e, "uuid", vc, key, false, GD_VENDOR_DRIVER, -1,
-               gd_src(GD_SOURCE_CALL, "cuDeviceGetUuid"));
+    char call[64];
+    if (!gd_vc_str(vc, "uuid_call", call, sizeof call))
+        snprintf(call, sizeof call, "cuDeviceGetUuid");
+    gd_vc_fact(e, "uuid", vc, key, false, GD_VENDOR_DRIVER, -1, gd_src(GD_SOURCE_CALL, call));
     snprintf(key, sizeof key, "dev.%d.bus_id", i);
     struct gd_source bus_src = gd_src(GD_SOURCE_CALL, "cuDeviceGetPCIBusId");
     char bus[GD_PCI_BUS_ID_MAX];

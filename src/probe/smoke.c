@@ -154,7 +154,7 @@ static void on_line(struct watch *w)
     if (strncmp(w->line, "step ", 5) != 0)
         return;
     char key[32];
-    snprintf(key, sizeof key, "%.*s", (int)strcspn(w->line + 5, " "), w->line + 5);
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(w->line + 5, ": "), w->line + 5);
     if (strcmp(key, w->current) != 0) {
         snprintf(w->current, sizeof w->current, "%s", key);
         report(w, key, "running");
@@ -188,7 +188,7 @@ static enum gd_vendor_api api_of(const char *call)
 static void record_steps(struct gd_entity *e, const struct gd_vc *vc, const struct watch *w)
 {
     char step_key[32];
-    snprintf(step_key, sizeof step_key, "%.*s", (int)strcspn(vc->step, " "), vc->step);
+    snprintf(step_key, sizeof step_key, "%.*s", (int)strcspn(vc->step, ": "), vc->step);
     const char *stopped = NULL;
     for (size_t i = 0; i < w->nsteps; i++) {
         const char *key = w->steps[i].key;
@@ -272,7 +272,9 @@ static void run_part(struct smoke *s, gd_child_fn fn, struct gd_smoke_arg *arg, 
         record_steps(e, &vc, &w);
         if (extra)
             extra(e, &vc);
-        gd_vc_record_end(e, &vc, library ? library : "libcuda.so.1");
+        char what[1400];
+        snprintf(what, sizeof what, "%s on %s", library ? library : "libcuda.so.1", device);
+        gd_vc_record_end(e, &vc, what);
     } else {
         if (st == GD_ENOMEM)
             gd_report_out_of_memory(s->ctx->report);
@@ -288,7 +290,7 @@ static void device_numbers(struct gd_entity *e, const struct gd_vc *vc)
     } numbers[] = {
         { "memory.free", "cuMemGetInfo_v2" },
         { "memory.total", "cuMemGetInfo_v2" },
-        { "largest_block", "cuMemAlloc_v2" },
+        { "largest_block.bytes", "cuMemAlloc_v2" },
     };
     for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++) {
         long long v;

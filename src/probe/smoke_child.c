@@ -1,5 +1,6 @@
 /* The children of `gpudoctor test` (src/probe/smoke.h). Each announces "step KEY CALL" before
- * every vendor call, so that a crash or a hang names both the step and the call; sends "KEY ok"
+ * every vendor call, so that a crash or a hang names both the step and the call ("step KEY: CALL");
+ * sends "KEY ok"
  * when a step passed, "KEY! CALL CODE NAME" when a call failed and "KEY.wrong WHAT" when a result
  * was wrong. Host buffers come from libc's malloc: gpudoctor's allocator (with its failure
  * injection) is not used in children. */
@@ -50,9 +51,10 @@ static void cu_fail(struct gd_child_out *out, const struct cu *cu, const char *k
     gd_vc_fail(out, key, call, st, name ? name : "");
 }
 
+/* "step KEY: CALL": the parent takes the step's key up to the colon. */
 static void step(struct gd_child_out *out, const char *key, const char *call)
 {
-    gd_vc_step(out, "%s %s", key, call);
+    gd_vc_step(out, "%s: %s", key, call);
 }
 
 /* Load libcuda, initialise it and make `device`'s primary context current, under the step
@@ -300,7 +302,8 @@ static void test_largest(struct gd_child_out *out, const struct cu *cu, size_t f
     CUresult st = free_bytes ? cu->alloc(&p, free_bytes) : CUDA_ERROR_OUT_OF_MEMORY;
     if (st == CUDA_SUCCESS) {
         cu->free(p);
-        gd_child_send(out, "largest_block", "%zu", free_bytes);
+        gd_child_send(out, "largest_block.bytes", "%zu", free_bytes);
+        gd_child_send(out, "largest_block", "ok");
         return;
     }
     while (hi - lo > LARGEST_STEP) {
@@ -319,7 +322,8 @@ static void test_largest(struct gd_child_out *out, const struct cu *cu, size_t f
             return;
         }
     }
-    gd_child_send(out, "largest_block", "%zu", lo);
+    gd_child_send(out, "largest_block.bytes", "%zu", lo);
+    gd_child_send(out, "largest_block", "ok");
 }
 
 void gd_smoke_device_child(void *arg, struct gd_child_out *out)
@@ -649,7 +653,7 @@ void gd_smoke_library_child(void *arg, struct gd_child_out *out)
     char err[512];
     /* Loaded first: a copy that cannot even be loaded is reported whether or not a GPU works. */
     gd_live_apply_env(&a->env);
-    gd_vc_step(out, "load dlopen(%s)", a->path);
+    gd_vc_step(out, "load: dlopen(%s)", a->path);
     void *h = gd_os_dlopen(a->path, err, sizeof err);
     if (!h) {
         gd_vc_fail(out, "load", "dlopen", -1, err);
@@ -685,7 +689,7 @@ void gd_smoke_nccl_child(void *arg, struct gd_child_out *out)
     int n = a->device; /* the number of GPUs */
     char err[512];
     gd_live_apply_env(&a->env);
-    gd_vc_step(out, "load dlopen(%s)", a->path);
+    gd_vc_step(out, "load: dlopen(%s)", a->path);
     void *h = gd_os_dlopen(a->path, err, sizeof err);
     if (!h) {
         gd_vc_fail(out, "load", "dlopen", -1, err);

@@ -73,6 +73,9 @@ enum gd_status gd_vc_run(const struct gd_child_job *jobs, size_t n, unsigned tim
         vc->res = results[i];
         if (!vc->res.output)
             continue;
+        /* Output cut below the cap was cut by a failed allocation (src/os keeps what it had). */
+        if (vc->res.truncated && vc->res.len < GD_VC_OUTPUT_MAX && st == GD_OK)
+            st = GD_ENOMEM;
         if (gd_msgs_parse(vc->res.output, vc->res.len, &vc->msgs) != GD_OK && st == GD_OK)
             st = GD_ENOMEM;
         if (!gd_msgs_str(&vc->msgs, "step", vc->step, sizeof vc->step))

@@ -139,7 +139,7 @@ static void device_results(struct gd_report *r, const struct gd_entity *e)
         wrong(r, e, "kernel", "PTX kernel", who);
     }
     long long largest, free_bytes;
-    const struct gd_fact *lb = gd_entity_fact(e, "largest_block");
+    const struct gd_fact *lb = gd_entity_fact(e, "largest_block.bytes");
     if (gd_fact_int_of(lb, &largest) &&
         gd_fact_int_of(gd_entity_fact(e, "memory.free"), &free_bytes)) {
         struct gd_finding *f = gd_finding_add(

@@ -1,6 +1,8 @@
 /* Cases of test_rules.c for the live machine's rules (cuda, gpu_health, visible, vendor_calls,
- * smoke), included inside its `cases` array: each finding with a report that produces it and a
- * near miss. */
+ * smoke), included by it after its own `cases`: each finding with a report that produces it and
+ * a near miss. */
+#ifndef GD_TESTS_RULES_LIVE_CASES_H
+#define GD_TESTS_RULES_LIVE_CASES_H
 
 /* ---- the CUDA driver and runtimes ---- */
 #define CUDA_INIT(code, name)                                               \
@@ -13,14 +15,15 @@
         RT "used_by=s:the loader's choice for libcudart.so.13", RT "version=s:13.0", \
         RT "device_count.code=i:" code, RT "device_count.status=s:" name,            \
         RT "driver_version" driver
-{ "cuInit fails with CUDA_ERROR_UNKNOWN",
-  gd_rule_cuda,
-  'e',
-  { CUDA_INIT("999", "CUDA_ERROR_UNKNOWN") },
-  "cuda.init-failed",
-  GD_SEV_ERROR,
-  { "cuda_driver.init", "cuda_driver.library" },
-  { "cuInit fails with CUDA_ERROR_UNKNOWN (999)", "/dev/nvidia-uvm", "nvidia-modprobe -u" } },
+static const struct rule_case live_cases[] = {
+    { "cuInit fails with CUDA_ERROR_UNKNOWN",
+      gd_rule_cuda,
+      'e',
+      { CUDA_INIT("999", "CUDA_ERROR_UNKNOWN") },
+      "cuda.init-failed",
+      GD_SEV_ERROR,
+      { "cuda_driver.init", "cuda_driver.library" },
+      { "cuInit fails with CUDA_ERROR_UNKNOWN (999)", "/dev/nvidia-uvm", "nvidia-modprobe -u" } },
     { "cuInit fails on a machine without GPUs",
       gd_rule_cuda,
       'e',
@@ -411,8 +414,12 @@
       GD_SEV_ERROR,
       { "test.devices", "cuda_driver.library" },
       { "No GPU to test: libcuda.so.1 could not be loaded", "gpudoctor check" } },
-    { "a GPU to test",  gd_rule_smoke, 'e', { TEST_OK_DEVICE, TD "kernel=s:ok" },
-      "test.no-device", MISS },
+    { "a GPU to test",
+      gd_rule_smoke,
+      'e',
+      { TEST_OK_DEVICE, TD "kernel=s:ok" },
+      "test.no-device",
+      MISS },
     { "context creation fails",
       gd_rule_smoke,
       'e',
@@ -555,16 +562,21 @@
       GD_SEV_ERROR,
       { TDE "kernel.detail" },
       { "the PTX kernel gave a wrong result" } },
-    { "nothing wrong",     gd_rule_smoke, 'e', { TEST_OK_DEVICE, TD "kernel=s:ok" },
-      "test.wrong-result", MISS },
+    { "nothing wrong",
+      gd_rule_smoke,
+      'e',
+      { TEST_OK_DEVICE, TD "kernel=s:ok" },
+      "test.wrong-result",
+      MISS },
     { "the largest block",
       gd_rule_smoke,
       'e',
-      { "test.devices=i:1", TD "device=i:0", TD "largest_block=i:83751862272",
-        TD "memory.free=i:84000000000", TD "memory.total=i:85000000000" },
+      { "test.devices=i:1", TD "device=i:0", TD "largest_block=s:ok",
+        TD "largest_block.bytes=i:83751862272", TD "memory.free=i:84000000000",
+        TD "memory.total=i:85000000000" },
       "test.largest-block",
       GD_SEV_INFO,
-      { TDE "largest_block", TDE "memory.free" },
+      { TDE "largest_block.bytes", TDE "memory.free" },
       { "the largest block that can be allocated is 78.0 GiB (78.2 GiB free)" } },
     { "no largest block without a search",
       gd_rule_smoke,
@@ -581,8 +593,14 @@
       GD_SEV_OK,
       { "test.devices" },
       { "1 GPU passed: context, memory, copy, PTX kernel, cuBLAS and cuDNN" } },
-    { "one step not ok", gd_rule_smoke, 'e', { TEST_OK_DEVICE, TD "kernel=s:failed" },
-      "test.ok",         MISS },
+    { "one step not ok",
+      gd_rule_smoke,
+      'e',
+      { TEST_OK_DEVICE, TD "kernel=s:failed" },
+      "test.ok",
+      MISS },
+};
+
 #undef CUDA_INIT
 #undef RT
 #undef RT_FACTS
@@ -598,3 +616,5 @@
 #undef TDE
 #undef TLE
 #undef TNE
+
+#endif
