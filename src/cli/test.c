@@ -4,7 +4,6 @@
 #include "os/os.h"
 
 #include <gpudoctor/gpudoctor.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -24,7 +23,9 @@ static const char usage[] =
     "                      terminal), always or never\n"
     "  --env NAME=VALUE    set a variable of the tested environment (CUDA_VISIBLE_DEVICES,\n"
     "                      CUDA_DEVICE_ORDER); repeatable\n"
+    "  --env-file FILE     read NAME=VALUE lines from FILE (docker's --env-file format)\n"
     "  --no-env            ignore this process's environment\n"
+    "  --kb DIR            knowledge-base tables in DIR replace the embedded ones\n"
     "  --python PATH       also test the libraries of this interpreter's environment\n"
     "  --site DIR          also test the libraries of this site-packages directory\n"
     "  --json              print the full report as JSON (same as --format json)\n"
@@ -55,29 +56,15 @@ static void on_progress(void *user, const char *device, const char *step, const 
             state);
 }
 
-static int format_of(const char *s, enum gd_format *out)
-{
-    static const char *const names[] = { "text", "json", "markdown", "prometheus" };
-    static const enum gd_format formats[] = { GD_FORMAT_TEXT, GD_FORMAT_JSON, GD_FORMAT_MARKDOWN,
-                                              GD_FORMAT_PROMETHEUS };
-    for (size_t i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = formats[i];
-            return 0;
-        }
-    return -1;
-}
-
 int gd_cmd_test(int argc, char **argv)
 {
     struct gd_args a = { argc, 0, argv, "test" };
     struct gd_options *opts = NULL;
     struct gd_report *report = NULL;
-    char *text = NULL;
-    int rc = GD_EXIT_USAGE;
-    enum gd_format format = GD_FORMAT_TEXT;
-    const char *color_when = "auto", *progress_when = "auto", *output = NULL, *value = NULL;
-    bool verbose = false, bad = false;
+    int rc = GD_EXIT_USAGE, k;
+    struct gd_report_args out = GD_REPORT_ARGS_INIT;
+    const char *progress_when = "auto", *value = NULL;
+    bool bad = false;
     enum gd_status st = gd_options_new(&opts);
     if (st != GD_OK) {
         fprintf(stderr, "gpudoctor: %s\n", gd_status_str(st));
@@ -89,26 +76,12 @@ int gd_cmd_test(int argc, char **argv)
             fputs(usage, stdout);
             rc = GD_EXIT_OK;
             goto out;
-        } else if (gd_args_flag(&a, "-v", "--verbose")) {
-            verbose = true;
-        } else if (gd_args_flag(&a, NULL, "--json")) {
-            format = GD_FORMAT_JSON;
-        } else if (gd_args_flag(&a, NULL, "--no-color")) {
-            color_when = "never";
-        } else if (gd_args_flag(&a, NULL, "--no-env")) {
-            gd_options_clear_env(opts);
-        } else if (gd_args_value(&a, NULL, "--format", &value, &bad)) {
-            if (!bad && format_of(value, &format) != 0) {
-                gd_usage_error("test", "unknown format '%s' (text, json, markdown, prometheus)",
-                               value);
+        } else if ((k = gd_args_report(&a, &out, &bad)) != 0) {
+            if (k < 0)
                 goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--color", &value, &bad)) {
-            if (!bad && gd_color_choice(value) < 0) {
-                gd_usage_error("test", "--color takes auto, always or never, not '%s'", value);
+        } else if ((k = gd_args_inspected(&a, opts, &bad)) != 0) {
+            if (k < 0)
                 goto out;
-            }
-            color_when = value;
         } else if (gd_args_value(&a, NULL, "--progress", &value, &bad)) {
             if (!bad && strcmp(value, "auto") != 0 && strcmp(value, "always") != 0 &&
                 strcmp(value, "never") != 0) {
@@ -116,31 +89,9 @@ int gd_cmd_test(int argc, char **argv)
                 goto out;
             }
             progress_when = value;
-        } else if (gd_args_value(&a, NULL, "--timeout", &value, &bad)) {
-            char *end = NULL;
-            long s = bad ? 0 : strtol(value, &end, 10);
-            if (!bad && (!end || *end || end == value || s <= 0 ||
-                         gd_options_set_timeout(opts, (unsigned)s) != GD_OK)) {
-                gd_usage_error("test", "--timeout takes seconds from 1 to 86400, not '%s'", value);
+        } else if ((k = gd_args_timeout(&a, opts, &bad)) != 0) {
+            if (k < 0)
                 goto out;
-            }
-        } else if (gd_args_value(&a, "-o", "--output", &value, &bad)) {
-            output = value;
-        } else if (gd_args_value(&a, NULL, "--env", &value, &bad)) {
-            if (!bad && gd_options_set_env(opts, value) != GD_OK) {
-                gd_usage_error("test", "--env takes NAME=VALUE, not '%s'", value);
-                goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--python", &value, &bad)) {
-            if (!bad && (st = gd_options_add_python(opts, value)) != GD_OK) {
-                gd_usage_error("test", "--python '%s': %s", value, gd_status_str(st));
-                goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--site", &value, &bad)) {
-            if (!bad && (st = gd_options_add_site(opts, value)) != GD_OK) {
-                gd_usage_error("test", "--site '%s': %s", value, gd_status_str(st));
-                goto out;
-            }
         } else {
             gd_usage_error("test",
                            strcmp(arg, "--root") == 0 ? "'%s' does not apply: the tests run on "
@@ -163,18 +114,8 @@ int gd_cmd_test(int argc, char **argv)
         fprintf(stderr, "gpudoctor: test failed: %s\n", gd_status_str(st));
         goto out;
     }
-    struct gd_render_options ro = { gd_color_choice(color_when) == 1 && !output, verbose };
-    size_t len = 0;
-    st = gd_render(report, format, &ro, &text, &len);
-    if (st != GD_OK) {
-        fprintf(stderr, "gpudoctor: cannot render the report: %s\n", gd_status_str(st));
-        goto out;
-    }
-    if (gd_write_output(output, text, len) != 0)
-        goto out;
-    rc = gd_report_worst(report) == GD_SEV_ERROR ? GD_EXIT_FINDING : GD_EXIT_OK;
+    rc = gd_print_report(report, &out);
 out:
-    gd_free(text);
     gd_report_free(report);
     gd_options_free(opts);
     return rc;

@@ -39,6 +39,12 @@ void gd_live_cudart_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, cons
  * /proc list. Also under --root. */
 void gd_probe_visible(struct gd_probe_ctx *ctx);
 
+/* The CUDA version sent for `key` as 1000 * major + 10 * minor, recorded as "13.0"; unknown when
+ * it is not one, or as gd_vc_fact records a failed or missing call. */
+const struct gd_fact *gd_live_version_fact(struct gd_entity *e, const char *name,
+                                           const struct gd_vc *vc, const char *key,
+                                           enum gd_vendor_api api, struct gd_source src);
+
 /* GPUs beyond this many per machine are not described (NVIDIA's largest nodes have 16). */
 #define GD_LIVE_DEVICES_MAX 64
 

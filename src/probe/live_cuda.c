@@ -201,17 +201,19 @@ void gd_live_cuda_child(void *arg, struct gd_child_out *out)
     gd_vc_done(out);
 }
 
-/* "13.0" from 13000. */
-static void version_fact(struct gd_entity *e, const char *name, long long v, struct gd_source src)
+const struct gd_fact *gd_live_version_fact(struct gd_entity *e, const char *name,
+                                           const struct gd_vc *vc, const char *key,
+                                           enum gd_vendor_api api, struct gd_source src)
 {
+    long long v;
     struct gd_version version;
     char text[GD_VERSION_FORMAT_MAX];
-    if (v > 0 && gd_version_from_cuda_int((long)v, &version) == GD_OK) {
-        gd_version_format(&version, text, sizeof text);
-        gd_fact_str(e, name, text, src);
-    } else {
-        gd_fact_unknown(e, name, "not a CUDA version", src);
-    }
+    if (!gd_vc_int(vc, key, &v))
+        return gd_vc_fact(e, name, vc, key, false, api, -1, src);
+    if (v <= 0 || gd_version_from_cuda_int((long)v, &version) != GD_OK)
+        return gd_fact_unknown(e, name, "not a CUDA version", src);
+    gd_version_format(&version, text, sizeof text);
+    return gd_fact_str(e, name, text, src);
 }
 
 static void device_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, int i)
@@ -254,12 +256,9 @@ void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
     struct gd_source lib_src = gd_src(GD_SOURCE_CALL, "dlopen(libcuda.so.1)");
     const struct gd_fact *lib =
         gd_vc_fact(e, "library", vc, "library", false, GD_VENDOR_DRIVER, -1, lib_src);
-    long long v;
-    if (gd_fact_known_value(lib) && gd_vc_int(vc, "version", &v))
-        version_fact(e, "version", v, gd_src(GD_SOURCE_CALL, "cuDriverGetVersion"));
-    else if (gd_fact_known_value(lib))
-        gd_vc_fact(e, "version", vc, "version", true, GD_VENDOR_DRIVER, -1,
-                   gd_src(GD_SOURCE_CALL, "cuDriverGetVersion"));
+    if (gd_fact_known_value(lib))
+        gd_live_version_fact(e, "version", vc, "version", GD_VENDOR_DRIVER,
+                             gd_src(GD_SOURCE_CALL, "cuDriverGetVersion"));
     struct gd_source init_src = gd_src(GD_SOURCE_CALL, "cuInit");
     long long code;
     char name[128];

@@ -6,7 +6,6 @@
  * was loaded as libcuda.so.1. */
 #include "probe/live.h"
 
-#include "core/version.h"
 #include "vendor/abi.h"
 
 #include <stdio.h>
@@ -77,28 +76,15 @@ void gd_live_cudart_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, cons
     gd_vc_record_end(e, vc, path);
     if (!gd_fact_known_value(lib))
         return;
-    long long v;
-    struct gd_version version;
-    char text[GD_VERSION_FORMAT_MAX];
-    struct gd_source rv = gd_src(GD_SOURCE_CALL, "cudaRuntimeGetVersion");
-    if (gd_vc_int(vc, "runtime_version", &v) && v > 0 &&
-        gd_version_from_cuda_int((long)v, &version) == GD_OK) {
-        gd_version_format(&version, text, sizeof text);
-        gd_fact_str(e, "version", text, rv);
-    } else {
-        gd_vc_fact(e, "version", vc, "runtime_version", false, GD_VENDOR_RUNTIME, -1, rv);
-    }
+    gd_live_version_fact(e, "version", vc, "runtime_version", GD_VENDOR_RUNTIME,
+                         gd_src(GD_SOURCE_CALL, "cudaRuntimeGetVersion"));
     struct gd_source dv = gd_src(GD_SOURCE_CALL, "cudaDriverGetVersion");
+    long long v;
     if (gd_vc_int(vc, "driver_version", &v) && v == 0)
         gd_fact_absent(e, "driver_version", "cudaDriverGetVersion answers 0: no driver is loaded",
                        dv);
-    else if (gd_vc_int(vc, "driver_version", &v) && v > 0 &&
-             gd_version_from_cuda_int((long)v, &version) == GD_OK) {
-        gd_version_format(&version, text, sizeof text);
-        gd_fact_str(e, "driver_version", text, dv);
-    } else {
-        gd_vc_fact(e, "driver_version", vc, "driver_version", false, GD_VENDOR_RUNTIME, -1, dv);
-    }
+    else
+        gd_live_version_fact(e, "driver_version", vc, "driver_version", GD_VENDOR_RUNTIME, dv);
     struct gd_source cs = gd_src(GD_SOURCE_CALL, "cudaGetDeviceCount");
     long long code;
     if (!gd_vc_int(vc, "count.code", &code)) {

@@ -755,17 +755,8 @@ void gd_live_nvml_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
         return;
     gd_vc_fact(e, "driver_version", vc, "driver_version", false, GD_VENDOR_NVML, -1,
                gd_src(GD_SOURCE_CALL, "nvmlSystemGetDriverVersion"));
-    long long cv;
-    struct gd_version v;
-    char text[GD_VERSION_FORMAT_MAX];
-    struct gd_source cv_src = gd_src(GD_SOURCE_CALL, "nvmlSystemGetCudaDriverVersion_v2");
-    if (gd_vc_int(vc, "cuda_version", &cv) && cv > 0 &&
-        gd_version_from_cuda_int((long)cv, &v) == GD_OK) {
-        gd_version_format(&v, text, sizeof text);
-        gd_fact_str(e, "cuda_version", text, cv_src);
-    } else {
-        gd_vc_fact(e, "cuda_version", vc, "cuda_version", false, GD_VENDOR_NVML, -1, cv_src);
-    }
+    gd_live_version_fact(e, "cuda_version", vc, "cuda_version", GD_VENDOR_NVML,
+                         gd_src(GD_SOURCE_CALL, "nvmlSystemGetCudaDriverVersion_v2"));
     long long count;
     const struct gd_fact *c = gd_vc_fact(e, "device_count", vc, "count", true, GD_VENDOR_NVML, -1,
                                          gd_src(GD_SOURCE_CALL, "nvmlDeviceGetCount_v2"));

@@ -647,20 +647,29 @@ out:
     d.destroy(handle);
 }
 
-void gd_smoke_library_child(void *arg, struct gd_child_out *out)
+/* The step "load": the library copy under test, loaded before anything else so that a copy
+ * that cannot even be loaded is reported whether or not a GPU works. NULL after saying why. */
+static void *load(struct gd_child_out *out, const struct gd_smoke_arg *a)
 {
-    const struct gd_smoke_arg *a = arg;
     char err[512];
-    /* Loaded first: a copy that cannot even be loaded is reported whether or not a GPU works. */
     gd_live_apply_env(&a->env);
     gd_vc_step(out, "load: dlopen(%s)", a->path);
     void *h = gd_os_dlopen(a->path, err, sizeof err);
     if (!h) {
         gd_vc_fail(out, "load", "dlopen", -1, err);
         gd_vc_done(out);
-        return;
+        return NULL;
     }
     gd_child_send(out, "load", "ok");
+    return h;
+}
+
+void gd_smoke_library_child(void *arg, struct gd_child_out *out)
+{
+    const struct gd_smoke_arg *a = arg;
+    void *h = load(out, a);
+    if (!h)
+        return;
     struct cu cu;
     CUcontext ctx = NULL;
     if (a->device < 0 || !open_driver(out, &a->env, &cu) ||
@@ -687,16 +696,9 @@ void gd_smoke_nccl_child(void *arg, struct gd_child_out *out)
 {
     const struct gd_smoke_arg *a = arg;
     int n = a->device; /* the number of GPUs */
-    char err[512];
-    gd_live_apply_env(&a->env);
-    gd_vc_step(out, "load: dlopen(%s)", a->path);
-    void *h = gd_os_dlopen(a->path, err, sizeof err);
-    if (!h) {
-        gd_vc_fail(out, "load", "dlopen", -1, err);
-        gd_vc_done(out);
+    void *h = load(out, a);
+    if (!h)
         return;
-    }
-    gd_child_send(out, "load", "ok");
     ncclCommInitAll_fn init_all = (ncclCommInitAll_fn)gd_os_dlsym(h, "ncclCommInitAll");
     ncclCommDestroy_fn destroy = (ncclCommDestroy_fn)gd_os_dlsym(h, "ncclCommDestroy");
     ncclGroup_fn group_start = (ncclGroup_fn)gd_os_dlsym(h, "ncclGroupStart");

@@ -16,7 +16,8 @@
  *   root DIR                         the fixture, under tests/fixtures/roots
  *   env NAME=VALUE                   passed as --env NAME=VALUE (in file order with env-file)
  *   env-file FILE                    passed as --env-file tests/e2e/FILE
- *   arg OPTION VALUE                 passed as OPTION VALUE (--python PATH, --site DIR)
+ *   arg OPTION [VALUE]               passed as OPTION VALUE (--python PATH, --site DIR), or as
+ *                                    OPTION alone (--no-devices)
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
  *   lib PATH SONAME [needs=A,B] [runpath=DIRS]
@@ -615,8 +616,12 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
     }
     if (strcmp(key, "arg") == 0) {
         const char *value = strchr(rest, ' ');
+        if (!value && c->nargs + 1 <= ARGS_MAX) {
+            c->args[c->nargs++] = xstrdup(rest); /* an option without a value */
+            return true;
+        }
         if (!value) {
-            printf("%s: \"arg OPTION VALUE\"\n", where);
+            printf("%s: \"arg OPTION [VALUE]\"\n", where);
             return false;
         }
         char *option = strndup(rest, (size_t)(value - rest));
@@ -691,6 +696,7 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
 static bool case_load(struct case_def *c, const struct ctx *x, const char *path)
 {
     memset(c, 0, sizeof *c);
+    c->exit_alt = -1;
     char *text = read_all(path, NULL);
     if (!text) {
         printf("cannot read %s: %s\n", path, strerror(errno));
@@ -1083,6 +1089,58 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
     return real;
 }
 
+/* Run argv (with "--json" at `format_at`) and check the report against the case; then the same
+ * run through the text renderer, every finding and fact shown. Returns the text output (new
+ * memory) for a golden comparison, or NULL when it could not run or was killed. */
+static char *run_both(const struct ctx *x, const struct case_def *c, char **argv, size_t n,
+                      size_t format_at)
+{
+    print_command("$", argv);
+    struct run r;
+    if (run(argv, x->work, &r)) {
+        check_status(&r, r.status == c->exit_alt ? c->exit_alt : c->exit_status,
+                     "gpudoctor --json");
+        check_stderr(&r, c->err_has, c->nerr, "gpudoctor --json");
+        /* A usage error (2) writes no report. */
+        enum json_tokener_error jerr = json_tokener_success;
+        struct json_object *report =
+            c->exit_status == 2 ? NULL : json_tokener_parse_verbose(r.out, &jerr);
+        if (!report && c->exit_status != 2)
+            fail("the output of --json is not JSON (%s):\n%s", json_tokener_error_desc(jerr),
+                 r.out);
+        else if (report)
+            check_findings(c, report);
+        json_object_put(report);
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
+    }
+    char *text_argv[ARGS_MAX + 16];
+    size_t t = 0;
+    for (size_t i = 0; i < format_at; i++)
+        text_argv[t++] = argv[i];
+    text_argv[t++] = "--color";
+    text_argv[t++] = "never";
+    text_argv[t++] = "-v";
+    for (size_t i = format_at + 1; i < n; i++)
+        text_argv[t++] = argv[i];
+    text_argv[t] = NULL;
+    print_command("$", text_argv);
+    char *text = NULL;
+    if (run(text_argv, x->work, &r)) {
+        check_status(&r, r.status == c->exit_alt ? c->exit_alt : c->exit_status,
+                     "gpudoctor (text)");
+        check_stderr(&r, c->err_has, c->nerr, "gpudoctor (text)");
+        /* A run that was killed has nothing worth comparing, let alone blessing. */
+        if (r.status != -1)
+            text = xstrdup(r.out);
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
+    }
+    return text;
+}
+
 static int run_case(const struct ctx *x)
 {
     char *dir = path_join(x->src, "tests/e2e");
@@ -1120,48 +1178,12 @@ static int run_case(const struct ctx *x)
     for (size_t i = 0; i < c.nargs; i++)
         argv[n++] = c.args[i];
     argv[n] = NULL;
-    print_command("$", argv);
-    struct run r;
-    if (run(argv, x->work, &r)) {
-        check_status(&r, c.exit_status, "gpudoctor --json");
-        check_stderr(&r, c.err_has, c.nerr, "gpudoctor --json");
-        enum json_tokener_error jerr;
-        struct json_object *report = json_tokener_parse_verbose(r.out, &jerr);
-        if (!report)
-            fail("the output of --json is not JSON (%s):\n%s", json_tokener_error_desc(jerr),
-                 r.out);
-        else
-            check_findings(&c, report);
-        json_object_put(report);
-        run_free(&r);
-    } else {
-        fail("cannot run %s", x->gpudoctor);
-    }
-
-    /* The same run through the text renderer, every finding and fact shown. */
-    char *text_argv[ARGS_MAX + 16];
-    size_t t = 0;
-    for (size_t i = 0; i < format_at; i++)
-        text_argv[t++] = argv[i];
-    text_argv[t++] = "--color";
-    text_argv[t++] = "never";
-    text_argv[t++] = "-v";
-    for (size_t i = format_at + 1; i < n; i++)
-        text_argv[t++] = argv[i];
-    text_argv[t] = NULL;
-    print_command("$", text_argv);
-    if (run(text_argv, x->work, &r)) {
-        check_status(&r, c.exit_status, "gpudoctor (text)");
-        check_stderr(&r, c.err_has, c.nerr, "gpudoctor (text)");
-        /* A run that was killed has nothing worth comparing, let alone blessing. */
-        if (r.status != -1) {
-            char *normal = replace_all(r.out, root, "@ROOT@");
-            check_golden(x, normal);
-            free(normal);
-        }
-        run_free(&r);
-    } else {
-        fail("cannot run %s", x->gpudoctor);
+    char *text = run_both(x, &c, argv, n, format_at);
+    if (text) {
+        char *normal = replace_all(text, root, "@ROOT@");
+        check_golden(x, normal);
+        free(normal);
+        free(text);
     }
     free(root);
     case_free(&c);
@@ -1433,45 +1455,8 @@ static int run_fake(const struct ctx *x)
     for (size_t i = 0; i < c.nargs; i++)
         argv[n++] = c.args[i];
     argv[n] = NULL;
-    print_command("$", argv);
-    struct run r;
-    if (run(argv, x->work, &r)) {
-        check_status(&r, r.status == c.exit_alt ? c.exit_alt : c.exit_status, "gpudoctor --json");
-        check_stderr(&r, c.err_has, c.nerr, "gpudoctor --json");
-        /* A usage error (2) writes no report. */
-        enum json_tokener_error jerr = json_tokener_success;
-        struct json_object *report =
-            c.exit_status == 2 ? NULL : json_tokener_parse_verbose(r.out, &jerr);
-        if (!report && c.exit_status != 2)
-            fail("the output of --json is not JSON (%s):\n%s", json_tokener_error_desc(jerr),
-                 r.out);
-        else if (report)
-            check_findings(&c, report);
-        json_object_put(report);
-        run_free(&r);
-    } else {
-        fail("cannot run %s", x->gpudoctor);
-    }
-    /* The text renderer on the same machine: the same exit, no golden (the machine's own
-     * facts are part of it). */
-    char *text_argv[ARGS_MAX + 16];
-    size_t t = 0;
-    for (size_t i = 0; i < format_at; i++)
-        text_argv[t++] = argv[i];
-    text_argv[t++] = "--color";
-    text_argv[t++] = "never";
-    text_argv[t++] = "-v";
-    for (size_t i = format_at + 1; i < n; i++)
-        text_argv[t++] = argv[i];
-    text_argv[t] = NULL;
-    print_command("$", text_argv);
-    if (run(text_argv, x->work, &r)) {
-        check_status(&r, r.status == c.exit_alt ? c.exit_alt : c.exit_status, "gpudoctor (text)");
-        check_stderr(&r, c.err_has, c.nerr, "gpudoctor (text)");
-        run_free(&r);
-    } else {
-        fail("cannot run %s", x->gpudoctor);
-    }
+    /* No golden: the machine's own facts are part of the report. */
+    free(run_both(x, &c, argv, n, format_at));
     case_free(&c);
     return failures ? 1 : 0;
 }
@@ -1582,6 +1567,28 @@ static const struct cli_test cli_tests[] = {
       .status = 0,
       .out_has = { "Usage: gpudoctor [check] [OPTIONS]", "--root DIR", "--env-file FILE" } },
     { .name = "version", .args = { "--version" }, .status = 0, .out_has = { "gpudoctor " } },
+    { .name = "check-timeout-bad",
+      .args = { "--root", "@ROOT@", "--timeout", "1x" },
+      .status = 2,
+      .err_has = { "gpudoctor check: --timeout takes seconds from 1 to 86400, not '1x'" } },
+    /* gpudoctor test */
+    { .name = "test-help",
+      .args = { "test", "--help" },
+      .status = 0,
+      .out_has = { "Usage: gpudoctor test [OPTIONS]", "--timeout SECONDS", "--progress WHEN",
+                   "Exit status: 0 every test passed" } },
+    { .name = "test-timeout-bad",
+      .args = { "test", "--timeout", "0" },
+      .status = 2,
+      .err_has = { "gpudoctor test: --timeout takes seconds from 1 to 86400, not '0'" } },
+    { .name = "test-progress-bad",
+      .args = { "test", "--progress", "sometimes" },
+      .status = 2,
+      .err_has = { "gpudoctor test: --progress takes auto, always or never, not 'sometimes'" } },
+    { .name = "test-unknown-option",
+      .args = { "test", "--calls" },
+      .status = 2,
+      .err_has = { "gpudoctor test: unknown option '--calls'", "Try 'gpudoctor test --help'" } },
     /* gpudoctor which */
     { .name = "which-no-name",
       .args = { "which", "--root", "@ROOT@" },
