@@ -1089,6 +1089,20 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
     return real;
 }
 
+/* Read tests/<subdir>/<name>.case into `c`; false (after saying why) when it cannot be used. */
+static bool load_named_case(const struct ctx *x, const char *subdir, struct case_def *c)
+{
+    char *dir = path_join(x->src, subdir);
+    struct sb file = { 0 };
+    sb_printf(&file, "%s/%s.case", dir, x->name);
+    free(dir);
+    bool loaded = case_load(c, x, file.p);
+    free(file.p);
+    if (!loaded)
+        case_free(c);
+    return loaded;
+}
+
 /* Run argv (with "--json" at `format_at`) and check the report against the case; then the same
  * run through the text renderer, every finding and fact shown. Returns the text output (new
  * memory) for a golden comparison, or NULL when it could not run or was killed. */
@@ -1143,17 +1157,9 @@ static char *run_both(const struct ctx *x, const struct case_def *c, char **argv
 
 static int run_case(const struct ctx *x)
 {
-    char *dir = path_join(x->src, "tests/e2e");
-    struct sb file = { 0 };
-    sb_printf(&file, "%s/%s.case", dir, x->name);
-    free(dir);
     struct case_def c;
-    bool loaded = case_load(&c, x, file.p);
-    free(file.p);
-    if (!loaded) {
-        case_free(&c);
+    if (!load_named_case(x, "tests/e2e", &c))
         return 2;
-    }
     char *root = prepare_root(x, &c);
     if (!root && skip_reason) {
         printf("skipped: %s\n", skip_reason);
@@ -1405,17 +1411,9 @@ static bool fake_environment(const struct ctx *x, const struct case_def *c)
 static int run_fake(const struct ctx *x)
 {
     fake_mode = true;
-    char *dir = path_join(x->src, "tests/e2e/fakes");
-    struct sb file = { 0 };
-    sb_printf(&file, "%s/%s.case", dir, x->name);
-    free(dir);
     struct case_def c;
-    bool loaded = case_load(&c, x, file.p);
-    free(file.p);
-    if (!loaded) {
-        case_free(&c);
+    if (!load_named_case(x, "tests/e2e/fakes", &c))
         return 2;
-    }
     /* @FAKES@ names the fakes' directory, @WORK@ the case's work directory (where the links of
      * `hide` and `link` are made), in facts, evidence, standard error and arguments. */
     char *fakes = fakes_dir(x);
