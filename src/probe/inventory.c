@@ -630,7 +630,7 @@ static void set_wheel(struct inventory *inv, struct copy *c, const struct dist *
  * size, the first of them. `inv->dists` is sorted by path. */
 static void find_wheel(struct inventory *inv, struct copy *c)
 {
-    for (size_t k = 0; k < c->names.count; k++) {
+    for (size_t k = 0; inv->ndists && k < c->names.count; k++) {
         struct dist key = { .path = c->names.items[k] };
         const struct dist *d =
             bsearch(&key, inv->dists, inv->ndists, sizeof *inv->dists, cmp_dist_path);
