@@ -150,6 +150,31 @@ GD_API enum gd_status gd_options_set_import(struct gd_options *opts, enum gd_imp
 #define GD_IMPORT_TIMEOUT_MAX     3600
 GD_API enum gd_status gd_options_set_import_timeout(struct gd_options *opts, unsigned seconds);
 
+/*
+ * Ask the live machine's GPUs (default: on): the CUDA driver API (cuInit, the devices programs
+ * see), NVML (every GPU's memory, load, clocks, PCIe link, ECC, processes) and each CUDA runtime a
+ * program would load (cudaGetDeviceCount), each in a child process with a deadline. Never under
+ * a foreign root. No CUDA context is created by gd_check.
+ */
+GD_API enum gd_status gd_options_set_devices(struct gd_options *opts, bool enabled);
+
+/*
+ * The deadline, in seconds, of each child process that calls into a vendor library (0: the
+ * defaults, 30 s for gd_check's questions and 120 s for each part of gd_test). A child that runs
+ * past it is killed and reported as hung, with the call it was in. GD_EINVAL above 86400.
+ */
+GD_API enum gd_status gd_options_set_timeout(struct gd_options *opts, unsigned seconds);
+
+/*
+ * Called by gd_test in the calling thread as each step starts and ends: `device` names the GPU
+ * ("GPU 0 (NVIDIA H100 80GB HBM3)", or "all GPUs"), `step` the step ("context", "PTX kernel",
+ * "cuBLAS SGEMM (/usr/lib/...)"), `state` is "running", "ok", "failed" or "skipped". The strings
+ * are borrowed for the call. NULL turns it off.
+ */
+typedef void (*gd_progress_fn)(void *user, const char *device, const char *step, const char *state);
+GD_API enum gd_status gd_options_set_progress(struct gd_options *opts, gd_progress_fn fn,
+                                              void *user);
+
 /* ---- running a check ------------------------------------------------------------------------- */
 
 struct gd_report;
@@ -161,6 +186,18 @@ struct gd_report;
  * status (GD_ENOMEM, GD_EINVAL), with `*out` set to NULL.
  */
 GD_API enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out);
+
+/*
+ * Prove the live machine's GPU stack works: for each GPU CUDA programs see, create a context,
+ * allocate and free, copy to the device and back (checked byte for byte), JIT-compile and run a
+ * PTX kernel (its output checked), run an SGEMM through each copy of cuBLAS and a convolution
+ * through each copy of cuDNN that a program or installed framework would load (checked against
+ * CPU results), an NCCL all-reduce across the GPUs when there are two or more, and find the
+ * largest block that can be allocated. Every part runs in a child process with a deadline. The
+ * report holds what gd_check gathers, the results, and the findings about them (docs/findings.md,
+ * `test.*`). GD_EINVAL for a foreign root: nothing under it is run.
+ */
+GD_API enum gd_status gd_test(const struct gd_options *opts, struct gd_report **out);
 
 GD_API void gd_report_free(struct gd_report *report);
 

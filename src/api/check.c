@@ -1,5 +1,6 @@
 /* gd_check: the pipeline. Probes gather facts, rules judge them, findings are ordered. */
 #include "api/options.h"
+#include "api/pipeline.h"
 #include "core/alloc.h"
 #include "core/env.h"
 #include "core/report.h"
@@ -47,7 +48,8 @@ static void record_kb(struct gd_report *report, const struct gd_kb *kb)
     }
 }
 
-enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
+enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, gd_rule_fn rules,
+                           struct gd_report **out)
 {
     *out = NULL;
     struct gd_root *root = NULL;
@@ -70,6 +72,8 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
         .report = report,
         .kb = kb,
         .calls = opts && opts->calls,
+        .no_devices = opts && opts->no_devices,
+        .timeout_ms = opts ? opts->timeout_ms : 0,
         .pythons = opts ? &opts->pythons : NULL,
         .sites = opts ? &opts->sites : NULL,
         .import_mode = opts ? opts->import_mode : GD_IMPORT_OFF,
@@ -89,12 +93,15 @@ enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
     gd_probe_frameworks(&ctx);
     /* After the frameworks are found (gd_probe_frameworks), whose entities say what to import. */
     gd_probe_imports(&ctx);
+    gd_probe_live(&ctx);
     gd_probe_root(&ctx);
     record_kb(report, kb);
+    if (extra)
+        extra(&ctx, opts);
 
     gd_pyenvs_free(&ctx.pyenvs);
 
-    gd_rules_run(report, kb);
+    rules(report, kb);
     gd_report_sort_findings(report);
     /* A probe may have taken a read that ran out of memory for a missing file: only a root
      * read without such a failure gives findings worth returning. */
@@ -110,4 +117,9 @@ out:
     gd_env_free(env);
     gd_root_free(root);
     return st;
+}
+
+enum gd_status gd_check(const struct gd_options *opts, struct gd_report **out)
+{
+    return gd_pipeline(opts, NULL, gd_rules_run, out);
 }

@@ -99,6 +99,32 @@ enum gd_status gd_options_set_import_timeout(struct gd_options *o, unsigned seco
     return GD_OK;
 }
 
+enum gd_status gd_options_set_devices(struct gd_options *o, bool enabled)
+{
+    if (!o)
+        return GD_EINVAL;
+    o->no_devices = !enabled;
+    return GD_OK;
+}
+
+enum gd_status gd_options_set_timeout(struct gd_options *o, unsigned seconds)
+{
+    /* Beyond a day it is a mistake, and the milliseconds must fit an unsigned. */
+    if (!o || seconds > 86400)
+        return GD_EINVAL;
+    o->timeout_ms = seconds * 1000;
+    return GD_OK;
+}
+
+enum gd_status gd_options_set_progress(struct gd_options *o, gd_progress_fn fn, void *user)
+{
+    if (!o)
+        return GD_EINVAL;
+    o->progress = fn;
+    o->progress_user = user;
+    return GD_OK;
+}
+
 enum gd_status gd_options_add_python(struct gd_options *o, const char *path)
 {
     if (!o || !path || !*path)

@@ -20,6 +20,10 @@ struct gd_options {
     struct gd_strlist sites;         /* gd_options_add_site, in the order given */
     enum gd_import_mode import_mode; /* gd_options_set_import */
     unsigned import_timeout_s;       /* gd_options_set_import_timeout */
+    bool no_devices;                 /* gd_options_set_devices(false) */
+    unsigned timeout_ms;             /* gd_options_set_timeout; 0: each step's default */
+    gd_progress_fn progress;         /* gd_options_set_progress, or NULL */
+    void *progress_user;
 };
 
 #endif

@@ -19,6 +19,9 @@ static const char usage[] =
     "  --kb DIR            knowledge-base tables in DIR replace the embedded ones\n"
     "  --calls             also ask each CUDA library its version, loading it in a child\n"
     "                      process (slower: cuBLAS alone loads 500 MiB)\n"
+    "  --no-devices        do not ask the driver, NVML and the CUDA runtimes about the GPUs\n"
+    "                      (they are asked in child processes, on this machine only)\n"
+    "  --timeout SECONDS   deadline of each of those children (default 30)\n"
     "  --python PATH       also inspect the Python environment of this interpreter (or\n"
     "                      prefix); repeatable. Python environments on PATH, VIRTUAL_ENV,\n"
     "                      CONDA_PREFIX, conda, pyenv, ~/.virtualenvs, the system and user\n"
@@ -43,51 +46,15 @@ static const char usage[] =
     "Exit status: 0 no error finding, 1 at least one error finding, 2 usage or internal\n"
     "error. Findings are documented in docs/findings.md, the JSON in docs/json-schema.md.\n";
 
-/* Whole seconds in decimal, nothing else ("60"; not "1.5", "-1", "60s" or " 60"). */
-static int parse_seconds(const char *s, unsigned *out)
-{
-    unsigned long v = 0;
-    if (!*s)
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > 100000000UL)
-            return -1;
-        v = v * 10 + (unsigned long)(*s - '0');
-    }
-    *out = v > 0xffffffffUL ? 0xffffffffU : (unsigned)v;
-    return 0;
-}
-
-static int parse_format(const char *s, enum gd_format *out)
-{
-    static const struct {
-        const char *name;
-        enum gd_format format;
-    } formats[] = {
-        { "text", GD_FORMAT_TEXT },
-        { "json", GD_FORMAT_JSON },
-        { "markdown", GD_FORMAT_MARKDOWN },
-        { "prometheus", GD_FORMAT_PROMETHEUS },
-    };
-    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
-        if (strcmp(s, formats[i].name) == 0) {
-            *out = formats[i].format;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 int gd_cmd_check(int argc, char **argv)
 {
     struct gd_args a = { argc, 0, argv, "check" };
     struct gd_options *opts = NULL;
     struct gd_report *report = NULL;
-    char *text = NULL;
-    int rc = GD_EXIT_USAGE;
-    enum gd_format format = GD_FORMAT_TEXT;
-    const char *color_when = "auto", *output = NULL, *value = NULL;
-    bool verbose = false, bad = false;
+    int rc = GD_EXIT_USAGE, k;
+    struct gd_report_args out = GD_REPORT_ARGS_INIT;
+    const char *value = NULL;
+    bool bad = false;
     enum gd_status st = gd_options_new(&opts);
     if (st != GD_OK) {
         fprintf(stderr, "gpudoctor: %s\n", gd_status_str(st));
@@ -99,16 +66,19 @@ int gd_cmd_check(int argc, char **argv)
             fputs(usage, stdout);
             rc = GD_EXIT_OK;
             goto out;
-        } else if (gd_args_flag(&a, "-v", "--verbose")) {
-            verbose = true;
-        } else if (gd_args_flag(&a, NULL, "--json")) {
-            format = GD_FORMAT_JSON;
-        } else if (gd_args_flag(&a, NULL, "--no-color")) {
-            color_when = "never";
-        } else if (gd_args_flag(&a, NULL, "--no-env")) {
-            gd_options_clear_env(opts);
+        } else if ((k = gd_args_report(&a, &out, &bad)) != 0) {
+            if (k < 0)
+                goto out;
+        } else if ((k = gd_args_inspected(&a, opts, &bad)) != 0) {
+            if (k < 0)
+                goto out;
         } else if (gd_args_flag(&a, NULL, "--calls")) {
             gd_options_set_calls(opts, true);
+        } else if (gd_args_flag(&a, NULL, "--no-devices")) {
+            gd_options_set_devices(opts, false);
+        } else if ((k = gd_args_timeout(&a, opts, &bad)) != 0) {
+            if (k < 0)
+                goto out;
         } else if (gd_args_flag(&a, NULL, "--import")) {
             /* An optional value: `--import all` (check takes no other argument, so a word
              * after --import can only be its value) or `--import=all`. */
@@ -123,59 +93,18 @@ int gd_cmd_check(int argc, char **argv)
             gd_options_set_import(opts, GD_IMPORT_ALL);
         } else if (gd_args_value(&a, NULL, "--import-timeout", &value, &bad)) {
             unsigned seconds = 0;
-            if (!bad && (parse_seconds(value, &seconds) != 0 ||
+            if (!bad && (gd_parse_seconds(value, &seconds) != 0 ||
                          gd_options_set_import_timeout(opts, seconds) != GD_OK)) {
                 gd_usage_error("check",
                                "--import-timeout takes whole seconds from 1 to %d, not '%s'",
                                GD_IMPORT_TIMEOUT_MAX, value);
                 goto out;
             }
-        } else if (gd_args_value(&a, NULL, "--format", &value, &bad)) {
-            if (!bad && parse_format(value, &format) != 0) {
-                gd_usage_error("check", "unknown format '%s' (text, json, markdown, prometheus)",
-                               value);
-                goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--color", &value, &bad)) {
-            if (!bad && gd_color_choice(value) < 0) {
-                gd_usage_error("check", "--color takes auto, always or never, not '%s'", value);
-                goto out;
-            }
-            color_when = value;
-        } else if (gd_args_value(&a, "-o", "--output", &value, &bad)) {
-            output = value;
         } else if (gd_args_value(&a, NULL, "--root", &value, &bad)) {
             if (!bad && (st = gd_options_set_root(opts, value)) != GD_OK) {
                 gd_usage_error("check", "--root '%s': %s", value, gd_status_str(st));
                 goto out;
             }
-        } else if (gd_args_value(&a, NULL, "--kb", &value, &bad)) {
-            if (!bad)
-                gd_options_set_kb_dir(opts, value);
-        } else if (gd_args_value(&a, NULL, "--python", &value, &bad)) {
-            if (!bad && (st = gd_options_add_python(opts, value)) != GD_OK) {
-                gd_usage_error("check", "--python '%s': %s", value, gd_status_str(st));
-                goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--site", &value, &bad)) {
-            if (!bad && (st = gd_options_add_site(opts, value)) != GD_OK) {
-                gd_usage_error("check", "--site '%s': %s", value, gd_status_str(st));
-                goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--env", &value, &bad)) {
-            if (!bad && (st = gd_options_set_env(opts, value)) != GD_OK) {
-                gd_usage_error("check", "--env takes NAME=VALUE, not '%s'", value);
-                goto out;
-            }
-        } else if (gd_args_value(&a, NULL, "--env-file", &value, &bad)) {
-            size_t bad_lines = 0;
-            if (!bad && (st = gd_options_load_env_file(opts, value, &bad_lines)) != GD_OK) {
-                gd_usage_error("check", "--env-file '%s': %s", value, gd_status_str(st));
-                goto out;
-            }
-            if (bad_lines)
-                fprintf(stderr, "gpudoctor check: %s: %zu malformed line%s skipped\n", value,
-                        bad_lines, bad_lines == 1 ? "" : "s");
         } else {
             gd_usage_error("check",
                            arg[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", arg);
@@ -193,18 +122,8 @@ int gd_cmd_check(int argc, char **argv)
         fprintf(stderr, "gpudoctor: check failed: %s%s\n", gd_status_str(st), why);
         goto out;
     }
-    struct gd_render_options ro = { gd_color_choice(color_when) == 1 && !output, verbose };
-    size_t len = 0;
-    st = gd_render(report, format, &ro, &text, &len);
-    if (st != GD_OK) {
-        fprintf(stderr, "gpudoctor: cannot render the report: %s\n", gd_status_str(st));
-        goto out;
-    }
-    if (gd_write_output(output, text, len) != 0)
-        goto out;
-    rc = gd_report_worst(report) == GD_SEV_ERROR ? GD_EXIT_FINDING : GD_EXIT_OK;
+    rc = gd_print_report(report, &out);
 out:
-    gd_free(text);
     gd_report_free(report);
     gd_options_free(opts);
     return rc;

@@ -6,6 +6,7 @@
 #ifndef GD_CLI_CLI_H
 #define GD_CLI_CLI_H
 
+#include <gpudoctor/gpudoctor.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -39,7 +40,34 @@ int gd_color_choice(const char *when);
  * prints why). */
 int gd_write_output(const char *path, const char *data, size_t len);
 
+/* How a command prints its report (report_args.c): --json, --format, -o, --color, --no-color,
+ * -v. */
+struct gd_report_args {
+    enum gd_format format;
+    const char *color_when, *output;
+    bool verbose;
+};
+#define GD_REPORT_ARGS_INIT                 \
+    {                                       \
+        GD_FORMAT_TEXT, "auto", NULL, false \
+    }
+/* 1 when argv[i] is one of those options (consumed), 0 when it is not, -1 after printing a usage
+ * error; *bad as gd_args_value sets it. */
+int gd_args_report(struct gd_args *a, struct gd_report_args *r, bool *bad);
+/* What is inspected: --env, --env-file, --no-env, --kb, --python, --site into `opts`, with the
+ * same convention. */
+int gd_args_inspected(struct gd_args *a, struct gd_options *opts, bool *bad);
+/* Whole seconds in decimal, nothing else ("60"; not "1.5", "-1", "60s" or " 60"), saturating
+ * at UINT_MAX: 0 with *out set, -1 otherwise. */
+int gd_parse_seconds(const char *s, unsigned *out);
+/* --timeout SECONDS into `opts`, with the same convention. */
+int gd_args_timeout(struct gd_args *a, struct gd_options *opts, bool *bad);
+/* Render and write the report as `r` says: GD_EXIT_OK or GD_EXIT_FINDING by its worst finding,
+ * GD_EXIT_USAGE when it cannot be rendered or written (said on stderr). */
+int gd_print_report(const struct gd_report *report, const struct gd_report_args *r);
+
 int gd_cmd_check(int argc, char **argv);
 int gd_cmd_which(int argc, char **argv);
+int gd_cmd_test(int argc, char **argv);
 
 #endif

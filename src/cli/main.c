@@ -13,6 +13,7 @@ struct command {
 static const struct command commands[] = {
     { "check", gd_cmd_check, "inspect this machine (or --root DIR) and print findings" },
     { "which", gd_cmd_which, "which library the loader would load, from where, and why" },
+    { "test", gd_cmd_test, "run real work on each GPU through every layer, results checked" },
 };
 
 static void help(void)

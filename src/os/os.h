@@ -155,6 +155,15 @@ enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, s
  * (its result is then incomplete, and can still be freed). */
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results);
+/* As gd_os_children_run, and `watch(user, job, data, len)` is called in the parent with each
+ * piece of `output` (a function's report, a program's standard output; never its standard
+ * error) as it arrives and is kept, within max_output (pieces do not follow line boundaries),
+ * so a caller can show progress while a child still runs. `watch` may be NULL. */
+typedef void (*gd_child_watch_fn)(void *user, size_t job, const char *data, size_t len);
+enum gd_status gd_os_children_run_watched(const struct gd_child_job *jobs, size_t n,
+                                          unsigned timeout_ms, size_t max_output,
+                                          struct gd_child_result *results, gd_child_watch_fn watch,
+                                          void *user);
 void gd_child_result_free(struct gd_child_result *result);
 /* "SIGSEGV", "SIGABRT", ... or "signal N" (constant or written into buf). */
 const char *gd_os_signal_name(int sig, char *buf, size_t size);
@@ -165,5 +174,12 @@ const char *gd_os_signal_name(int sig, char *buf, size_t size);
 /* dlopen(path, RTLD_NOW | RTLD_LOCAL); NULL with the loader's message in `err`. */
 void *gd_os_dlopen(const char *path, char *err, size_t size);
 void *gd_os_dlsym(void *handle, const char *symbol);
+/* The path of the file the loader mapped for `handle` (dlinfo RTLD_DI_LINKMAP), copied into
+ * `buf`; false when it cannot tell. */
+bool gd_os_dlpath(void *handle, char *buf, size_t size);
+/* Set (or, with a NULL value, remove) a variable of this process's environment. Only in a child
+ * before it loads a vendor library: the library reads it there (CUDA_VISIBLE_DEVICES at cuInit),
+ * and the parent's environment stays as it was. */
+void gd_os_setenv(const char *name, const char *value);
 
 #endif

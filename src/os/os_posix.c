@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -347,6 +348,10 @@ struct stream {
     size_t *len, cap;
     bool *truncated;
     bool out_of_memory; /* a byte could not be kept for want of memory, not for the cap */
+    /* Told of each piece kept (gd_os_children_run_watched; standard output only), or NULL. */
+    gd_child_watch_fn watch;
+    void *user;
+    size_t job;
 };
 
 struct running {
@@ -436,6 +441,8 @@ static void append(struct stream *s, size_t max, const char *buf, size_t n)
     memcpy(*s->data + *s->len, buf, n);
     *s->len += n;
     (*s->data)[*s->len] = '\0';
+    if (s->watch)
+        s->watch(s->user, s->job, buf, n);
 }
 
 /* Read once from the pipe, closing it at its end; false when nothing more is there now. Past
@@ -637,6 +644,14 @@ static void kill_all(struct running *run, size_t n)
 enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, unsigned timeout_ms,
                                   size_t max_output, struct gd_child_result *results)
 {
+    return gd_os_children_run_watched(jobs, n, timeout_ms, max_output, results, NULL, NULL);
+}
+
+enum gd_status gd_os_children_run_watched(const struct gd_child_job *jobs, size_t n,
+                                          unsigned timeout_ms, size_t max_output,
+                                          struct gd_child_result *results, gd_child_watch_fn watch,
+                                          void *user)
+{
     struct running *run = gd_calloc(n ? n : 1, sizeof *run);
     struct pollfd *fds = gd_calloc(2 * n + 1, sizeof *fds);
     struct stream **polled = gd_calloc(2 * n + 1, sizeof *polled);
@@ -660,7 +675,10 @@ enum gd_status gd_os_children_run(const struct gd_child_job *jobs, size_t n, uns
         r->out = (struct stream){ .fd = -1,
                                   .data = &results[i].output,
                                   .len = &results[i].len,
-                                  .truncated = &results[i].truncated };
+                                  .truncated = &results[i].truncated,
+                                  .watch = watch,
+                                  .user = user,
+                                  .job = i };
         r->err = (struct stream){ .fd = -1,
                                   .data = &results[i].errors,
                                   .len = &results[i].errors_len,
@@ -795,4 +813,22 @@ void *gd_os_dlopen(const char *path, char *err, size_t size)
 void *gd_os_dlsym(void *handle, const char *symbol)
 {
     return dlsym(handle, symbol);
+}
+
+bool gd_os_dlpath(void *handle, char *buf, size_t size)
+{
+    struct link_map *map = NULL;
+    if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name ||
+        !map->l_name[0])
+        return false;
+    snprintf(buf, size, "%s", map->l_name);
+    return true;
+}
+
+void gd_os_setenv(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
 }

@@ -3,6 +3,7 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "os/os.h"
+#include "parse/childmsg.h"
 #include "vendor/abi.h"
 
 #include <stdio.h>
@@ -55,48 +56,39 @@ static void call_in_child(void *arg, struct gd_child_out *out)
     }
 }
 
-/* The value of the last "KEY value" line for `key` (copied into buf), or NULL. */
-static const char *line_value(const char *output, const char *key, char *buf, size_t size)
-{
-    const char *found = NULL;
-    size_t klen = strlen(key);
-    struct gd_span line, all = gd_span_of(output);
-    const char *cur = all.p, *end = all.p + all.n;
-    while (gd_next_line(&cur, end, &line)) {
-        if (line.n > klen && memcmp(line.p, key, klen) == 0 && line.p[klen] == ' ') {
-            gd_span_copy((struct gd_span){ line.p + klen + 1, line.n - klen - 1 }, buf, size);
-            found = buf;
-        }
-    }
-    return found;
-}
-
-static void interpret(struct gd_version_call *c, const struct gd_child_result *res)
+/* What the child sent is read as any untrusted text (src/parse/childmsg.h). GD_OK or GD_ENOMEM. */
+static enum gd_status interpret(struct gd_version_call *c, const struct gd_child_result *res)
 {
     char step[32] = "start", error[256], status[32], value[64], sig[32];
-    line_value(res->output, "step", step, sizeof step);
+    struct gd_msgs msgs;
+    if (gd_msgs_parse(res->output, res->len, &msgs) != GD_OK)
+        return GD_ENOMEM;
+    gd_msgs_str(&msgs, "step", step, sizeof step);
+    bool have_error = gd_msgs_str(&msgs, "error", error, sizeof error) != NULL;
+    bool have_value = gd_msgs_str(&msgs, "value", value, sizeof value) != NULL &&
+                      gd_msgs_str(&msgs, "status", status, sizeof status) != NULL;
+    gd_msgs_free(&msgs);
     if (res->end == GD_CHILD_TIMED_OUT) {
         snprintf(c->detail, sizeof c->detail, "%s of %s did not finish in time (killed)", step,
                  c->symbol);
-        return;
+        return GD_OK;
     }
     if (res->end == GD_CHILD_SIGNALED) {
         snprintf(c->detail, sizeof c->detail, "crashed with %s during %s",
                  gd_os_signal_name(res->code, sig, sizeof sig), step);
-        return;
+        return GD_OK;
     }
-    if (line_value(res->output, "error", error, sizeof error)) {
+    if (have_error) {
         snprintf(c->detail, sizeof c->detail, "%s", error);
-        return;
+        return GD_OK;
     }
-    if (!line_value(res->output, "value", value, sizeof value) ||
-        !line_value(res->output, "status", status, sizeof status)) {
+    if (!have_value) {
         snprintf(c->detail, sizeof c->detail, "exited with status %d during %s", res->code, step);
-        return;
+        return GD_OK;
     }
     if (strcmp(status, "0") != 0) {
         snprintf(c->detail, sizeof c->detail, "%s returned error %s", c->symbol, status);
-        return;
+        return GD_OK;
     }
     enum gd_status st;
     long n = strtol(value, NULL, 10);
@@ -110,10 +102,11 @@ static void interpret(struct gd_version_call *c, const struct gd_child_result *r
         st = gd_version_from_cuda_int(n, &c->version);
     if (st != GD_OK) {
         snprintf(c->detail, sizeof c->detail, "%s returned %s, not a version", c->symbol, value);
-        return;
+        return GD_OK;
     }
     c->ok = true;
     snprintf(c->detail, sizeof c->detail, "%s returned %s", c->symbol, value);
+    return GD_OK;
 }
 
 enum gd_status gd_version_calls_run(struct gd_version_call *calls, size_t n, unsigned timeout_ms)
@@ -132,7 +125,7 @@ enum gd_status gd_version_calls_run(struct gd_version_call *calls, size_t n, uns
     if (st == GD_OK)
         st = gd_os_children_run(jobs, n, timeout_ms, OUTPUT_MAX, results);
     for (size_t i = 0; st == GD_OK && i < n; i++)
-        interpret(&calls[i], &results[i]);
+        st = interpret(&calls[i], &results[i]);
     for (size_t i = 0; results && i < n; i++)
         gd_child_result_free(&results[i]);
     gd_free(results);

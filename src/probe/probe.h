@@ -23,7 +23,9 @@ struct gd_probe_ctx {
     const struct gd_env *env;
     struct gd_report *report;
     const struct gd_kb *kb;
-    bool calls; /* load libraries in children to ask their versions (live root only) */
+    bool calls;          /* load libraries in children to ask their versions (live root only) */
+    bool no_devices;     /* do not ask the driver and NVML about the GPUs (--no-devices) */
+    unsigned timeout_ms; /* deadline of each vendor call's child; 0: the probe's default */
     const struct gd_strlist *pythons; /* --python: interpreters (or prefixes) given; or NULL */
     const struct gd_strlist *sites;   /* --site: site directories given; or NULL */
     enum gd_import_mode import_mode;  /* --import: ask the frameworks in children */
@@ -84,6 +86,11 @@ void gd_probe_frameworks(struct gd_probe_ctx *ctx);
 /* With --import (ctx->import_mode), after the frameworks are known: import each framework of
  * the chosen Python environments in a child of its interpreter (live machine only). */
 void gd_probe_imports(struct gd_probe_ctx *ctx);
+/* The live GPUs as the CUDA driver API, NVML and each CUDA runtime see them, asked in children
+ * with a deadline (live machine only; skipped with a reason under --root), joined with the GPUs
+ * of /proc; then which GPU each CUDA device number is (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
+ * After the inventory, whose SONAME resolutions name the runtimes to ask. */
+void gd_probe_live(struct gd_probe_ctx *ctx);
 /* Last: turns the root's anomalies (loops, escapes, unreadable files) into facts. */
 void gd_probe_root(struct gd_probe_ctx *ctx);
 

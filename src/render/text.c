@@ -107,8 +107,10 @@ static void header(const struct gd_report *r, struct gd_buf *out)
 {
     const char *live = value_of(r, "host", "live");
     const char *root = value_of(r, "host", "root");
+    /* A report of gd_test holds the "test" entity. */
     if (live && strcmp(live, "true") == 0)
-        gd_buf_puts(out, "gpudoctor check of this machine");
+        gd_buf_printf(out, "gpudoctor %s of this machine",
+                      gd_report_entity(r, "test") ? "test" : "check");
     else
         gd_buf_printf(out, "gpudoctor check of the tree at %s", root ? root : "?");
     const char *parts[] = { value_of(r, "host", "os.pretty_name"),

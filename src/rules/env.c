@@ -7,6 +7,7 @@
 #include "core/str.h"
 #include "core/version.h"
 #include "kb/kb.h"
+#include "parse/visible_devices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,34 +154,33 @@ static void ld_library_path(struct gd_report *r)
     gd_buf_free(&value);
 }
 
-/* CUDA's rule: the list stops at the first invalid entry; an empty value hides every GPU. */
-static bool hides_all(const char *v)
+/* CUDA's rules (src/parse/visible_devices.h): the list stops at the first invalid entry, a
+ * repeated entry or an empty value hides every GPU. Matched against the machine's GPUs when
+ * they are known (visible_devices.visible_entries), else read from the text alone. */
+static bool hides_all(const struct gd_report *r, const char *v)
 {
-    struct gd_span first, rest = gd_span_of(v);
-    gd_span_next_field(&rest, ',', &first);
-    first = gd_span_trim(first);
-    if (first.n == 0)
-        return true;
-    if (gd_span_starts_with(first, "GPU-") || gd_span_starts_with(first, "MIG-"))
-        return false;
-    for (size_t i = 0; i < first.n; i++)
-        if (!gd_is_digit(first.p[i]))
-            return true;
-    return false;
+    long long visible;
+    if (gd_fact_int_of(gd_rf(r, "visible_devices", "visible_entries"), &visible))
+        return visible == 0;
+    struct gd_vd_list list;
+    gd_visible_devices_parse(v, strlen(v), &list);
+    return list.n == 0;
 }
 
 static void visible_devices(struct gd_report *r)
 {
     const char *v = gd_rv(r, "env", "CUDA_VISIBLE_DEVICES");
-    if (!v || !hides_all(v))
+    if (!v || !hides_all(r, v))
         return;
     struct gd_finding *f = gd_finding_add(r, "env.cuda-visible-devices-hides-all", GD_SEV_WARNING,
                                           "CUDA_VISIBLE_DEVICES=\"%s\" hides every GPU", v);
     gd_finding_set_why(f, "CUDA shows only the devices listed before the first invalid entry, "
-                          "and none for an empty value: programs report \"no CUDA-capable device "
-                          "is detected\", torch.cuda.device_count() is 0 and TensorFlow lists no "
-                          "GPU, although the driver works.");
+                          "none when an entry repeats, and none for an empty value: programs "
+                          "report \"no CUDA-capable device is detected\", "
+                          "torch.cuda.device_count() is 0 and TensorFlow lists no GPU, although "
+                          "the driver works.");
     gd_finding_add_evidence(f, gd_rf(r, "env", "CUDA_VISIBLE_DEVICES"));
+    gd_finding_add_evidence(f, gd_rf(r, "visible_devices", "stop"));
     gd_finding_add_fix(f, "`unset CUDA_VISIBLE_DEVICES`, or list the GPUs to use: `export "
                           "CUDA_VISIBLE_DEVICES=0` (indices or GPU- UUIDs from `nvidia-smi -L`).");
     if (strcmp(v, "NoDevFiles") == 0)

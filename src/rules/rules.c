@@ -5,14 +5,31 @@
 #include <string.h>
 
 static const gd_rule_fn all_rules[] = {
-    gd_rule_driver,     gd_rule_devices, gd_rule_container, gd_rule_wsl,  gd_rule_env, gd_rule_libs,
-    gd_rule_frameworks, gd_rule_keras,   gd_rule_imports,   gd_rule_root, gd_rule_kb,
+    gd_rule_driver, gd_rule_devices,    gd_rule_container,  gd_rule_wsl,     gd_rule_env,
+    gd_rule_libs,   gd_rule_frameworks, gd_rule_keras,      gd_rule_imports, gd_rule_root,
+    gd_rule_kb,     gd_rule_cuda,       gd_rule_gpu_health, gd_rule_visible, gd_rule_vendor_calls,
 };
 
 void gd_rules_run(struct gd_report *report, const struct gd_kb *kb)
 {
     for (size_t i = 0; i < sizeof all_rules / sizeof *all_rules; i++)
         all_rules[i](report, kb);
+}
+
+static const gd_rule_fn test_rules[] = { gd_rule_cuda, gd_rule_vendor_calls, gd_rule_smoke };
+
+void gd_rules_run_test(struct gd_report *report, const struct gd_kb *kb)
+{
+    for (size_t i = 0; i < sizeof test_rules / sizeof *test_rules; i++)
+        test_rules[i](report, kb);
+}
+
+bool gd_fact_int_of(const struct gd_fact *fact, long long *value)
+{
+    if (!fact || fact->state != GD_FACT_KNOWN || fact->type != GD_VALUE_INT)
+        return false;
+    *value = fact->int_value;
+    return true;
 }
 
 const struct gd_fact *gd_rf(const struct gd_report *r, const char *entity, const char *name)

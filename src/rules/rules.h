@@ -29,12 +29,24 @@ void gd_rule_frameworks(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_keras(struct gd_report *report, const struct gd_kb *kb);
 /* --import: what the frameworks said when imported in a child. */
 void gd_rule_imports(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_cuda(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_gpu_health(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_visible(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_vendor_calls(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_smoke(struct gd_report *report, const struct gd_kb *kb);
+
+/* The rules of `gpudoctor test`: the driver's and the vendor calls' findings, and the smoke
+ * tests' (rules.c). */
+void gd_rules_run_test(struct gd_report *report, const struct gd_kb *kb);
 
 /* ---- helpers shared by the rules ---- */
 
 /* Shorthand for gd_report_fact / gd_report_value. */
 const struct gd_fact *gd_rf(const struct gd_report *r, const char *entity, const char *name);
 const char *gd_rv(const struct gd_report *r, const char *entity, const char *name);
+
+/* The value of a known integer fact; false otherwise. */
+bool gd_fact_int_of(const struct gd_fact *fact, long long *value);
 
 /* The machine context most fixes depend on. */
 struct gd_machine {

@@ -4,6 +4,8 @@
  *   gd_e2e case NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/NAME.case on a fixture root
  *   gd_e2e live NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   this machine (77 when it has a driver)
  *   gd_e2e cli  NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   one command-line behaviour (cli_tests)
+ *   gd_e2e fake NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/fakes/NAME.case on this machine
+ *                                                        with the fake NVIDIA libraries
  *
  * A case runs `gpudoctor check --root tests/fixtures/roots/<root> --json` and checks the report
  * against tests/e2e/NAME.case, then runs the text renderer (`--color never -v`) and compares it
@@ -14,7 +16,8 @@
  *   root DIR                         the fixture, under tests/fixtures/roots
  *   env NAME=VALUE                   passed as --env NAME=VALUE (in file order with env-file)
  *   env-file FILE                    passed as --env-file tests/e2e/FILE
- *   arg OPTION VALUE                 passed as OPTION VALUE (--python PATH, --site DIR)
+ *   arg OPTION [VALUE]               passed as OPTION VALUE (--python PATH, --site DIR), or as
+ *                                    OPTION alone (--no-devices)
  *   fifo PATH                        the root is copied into the work directory and PATH in the
  *                                    copy replaced by a FIFO (git cannot store one)
  *   lib PATH SONAME [needs=A,B] [runpath=DIRS | rpath=DIRS] [fatbin=FILE]
@@ -33,7 +36,8 @@
  *   symlink PATH TARGET              in the copy, a symlink (to a file compiled by the case)
  *   cache SONAME PATH                an entry of the copy's /etc/ld.so.cache, written in glibc's
  *                                    new format, entries in the order given
- *   exit N                           the expected exit status
+ *   exit N                           the expected exit status ("exit 0|1": either, for a fake
+ *                                    case whose status this machine's own state decides)
  *   finding ID SEVERITY              a finding that must be reported, with this severity
  *   evidence ID: LABEL = VALUE [KIND REF]
  *                                    a fact that finding ID must carry as evidence, written as
@@ -45,6 +49,23 @@
  *                                    in fact and evidence lines "absent (*)" or "unknown (*)"
  *                                    stands for that state with any reason
  *   stderr TEXT                      standard error must contain TEXT (else it must be empty)
+ *
+ * A fake case (tests/e2e/fakes/) runs gpudoctor on this machine (no root) with LD_LIBRARY_PATH
+ * naming the fake libraries of tests/fakes first (as a user points programs at other libraries;
+ * gpudoctor has no test-only search path), CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER and FAKE_*
+ * removed from its environment, and these directives besides the ones above (but root and the
+ * compiling ones); there is no golden text, the machine's own facts being part of the report:
+ *
+ *   command check|test               the command run (check when not given)
+ *   setenv NAME=VALUE                in gpudoctor's own environment (FAKE_GPUS=2, the variables
+ *                                    the fakes read, CUDA_VISIBLE_DEVICES)
+ *   hide SONAME                      the fakes without this one (a machine without libcuda.so.1)
+ *   nofakes                          no fake at all: this machine's real libraries
+ *   libdir DIR                       a directory before the fakes (under the fakes' directory
+ *                                    when relative: "broken")
+ *   link NAME TARGET                 a directory before them holding the link NAME -> TARGET
+ *   requires PATH                    skipped (77) unless PATH exists
+ *   requires-no-driver               skipped (77) unless this machine has no NVIDIA driver
  *
  * Every run has a deadline (a FIFO or a symlink loop must not hang gpudoctor), and every report
  * must give each finding evidence, and each error and warning a fix. A case that compiles
@@ -476,6 +497,7 @@ struct case_def {
     char *args[ARGS_MAX];
     size_t nargs;
     int exit_status;
+    int exit_alt; /* "exit 0|1": either, where the machine's own state decides; -1 none */
     bool have_exit;
     char *finding_id[ITEMS_MAX], *finding_sev[ITEMS_MAX];
     size_t nfinding;
@@ -497,7 +519,23 @@ struct case_def {
     size_t ncache;
     char *err_has[ITEMS_MAX];
     size_t nerr;
+    /* Fake cases. */
+    char *command;
+    char *setenv_[ITEMS_MAX];
+    size_t nsetenv;
+    char *hide[ITEMS_MAX];
+    size_t nhide;
+    char *libdir[ITEMS_MAX];
+    size_t nlibdir;
+    char *liblink[ITEMS_MAX]; /* "NAME TARGET" */
+    size_t nliblink;
+    char *requires_[ITEMS_MAX];
+    size_t nrequires;
+    bool nofakes, requires_no_driver;
 };
+
+/* Set while a fake case is read: no root needed, fake directives allowed. */
+static bool fake_mode;
 
 static void case_free(struct case_def *c)
 {
@@ -528,6 +566,12 @@ static void case_free(struct case_def *c)
         free(c->cache[i]);
     for (size_t i = 0; i < c->nerr; i++)
         free(c->err_has[i]);
+    free(c->command);
+    char **lists[] = { c->setenv_, c->hide, c->libdir, c->liblink, c->requires_ };
+    size_t counts[] = { c->nsetenv, c->nhide, c->nlibdir, c->nliblink, c->nrequires };
+    for (size_t l = 0; l < 5; l++)
+        for (size_t i = 0; i < counts[l]; i++)
+            free(lists[l][i]);
 }
 
 static bool add_item(char **items, size_t *n, const char *value, const char *where)
@@ -552,6 +596,14 @@ static bool add_arg(struct case_def *c, const char *option, const char *value)
 /* One directive; false (after saying why) when the line is not one. */
 static bool case_line(struct case_def *c, const struct ctx *x, char *line, const char *where)
 {
+    if (fake_mode && strcmp(line, "nofakes") == 0) {
+        c->nofakes = true;
+        return true;
+    }
+    if (fake_mode && strcmp(line, "requires-no-driver") == 0) {
+        c->requires_no_driver = true;
+        return true;
+    }
     char *sp = strchr(line, ' ');
     if (!sp || !sp[1]) {
         printf("%s: \"%s\" is not \"DIRECTIVE VALUE\"\n", where, line);
@@ -578,8 +630,12 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
     }
     if (strcmp(key, "arg") == 0) {
         const char *value = strchr(rest, ' ');
+        if (!value && c->nargs + 1 <= ARGS_MAX) {
+            c->args[c->nargs++] = xstrdup(rest); /* an option without a value */
+            return true;
+        }
         if (!value) {
-            printf("%s: \"arg OPTION VALUE\"\n", where);
+            printf("%s: \"arg OPTION [VALUE]\"\n", where);
             return false;
         }
         char *option = strndup(rest, (size_t)(value - rest));
@@ -589,6 +645,7 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
     }
     if (strcmp(key, "exit") == 0) {
         c->exit_status = atoi(rest);
+        c->exit_alt = strchr(rest, '|') ? atoi(strchr(rest, '|') + 1) : -1;
         c->have_exit = true;
         return true;
     }
@@ -631,6 +688,21 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
         return add_item(c->exe, &c->nexe, rest, where);
     if (strcmp(key, "stderr") == 0)
         return add_item(c->err_has, &c->nerr, rest, where);
+    if (fake_mode && strcmp(key, "command") == 0) {
+        free(c->command);
+        c->command = xstrdup(rest);
+        return true;
+    }
+    if (fake_mode && strcmp(key, "setenv") == 0)
+        return add_item(c->setenv_, &c->nsetenv, rest, where);
+    if (fake_mode && strcmp(key, "hide") == 0)
+        return add_item(c->hide, &c->nhide, rest, where);
+    if (fake_mode && strcmp(key, "libdir") == 0)
+        return add_item(c->libdir, &c->nlibdir, rest, where);
+    if (fake_mode && strcmp(key, "link") == 0)
+        return add_item(c->liblink, &c->nliblink, rest, where);
+    if (fake_mode && strcmp(key, "requires") == 0)
+        return add_item(c->requires_, &c->nrequires, rest, where);
     printf("%s: unknown directive \"%s\"\n", where, key);
     return false;
 }
@@ -638,6 +710,7 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
 static bool case_load(struct case_def *c, const struct ctx *x, const char *path)
 {
     memset(c, 0, sizeof *c);
+    c->exit_alt = -1;
     char *text = read_all(path, NULL);
     if (!text) {
         printf("cannot read %s: %s\n", path, strerror(errno));
@@ -660,8 +733,8 @@ static bool case_load(struct case_def *c, const struct ctx *x, const char *path)
         ok = case_line(c, x, line, where);
     }
     free(text);
-    if (ok && (!c->root || !c->have_exit)) {
-        printf("%s: a case needs \"root\" and \"exit\"\n", path);
+    if (ok && ((!c->root && !fake_mode) || !c->have_exit)) {
+        printf("%s: a case needs %s\"exit\"\n", path, fake_mode ? "" : "\"root\" and ");
         ok = false;
     }
     return ok;
@@ -1131,19 +1204,77 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
     return real;
 }
 
-static int run_case(const struct ctx *x)
+/* Read tests/<subdir>/<name>.case into `c`; false (after saying why) when it cannot be used. */
+static bool load_named_case(const struct ctx *x, const char *subdir, struct case_def *c)
 {
-    char *dir = path_join(x->src, "tests/e2e");
+    char *dir = path_join(x->src, subdir);
     struct sb file = { 0 };
     sb_printf(&file, "%s/%s.case", dir, x->name);
     free(dir);
-    struct case_def c;
-    bool loaded = case_load(&c, x, file.p);
+    bool loaded = case_load(c, x, file.p);
     free(file.p);
-    if (!loaded) {
-        case_free(&c);
-        return 2;
+    if (!loaded)
+        case_free(c);
+    return loaded;
+}
+
+/* Run argv (with "--json" at `format_at`) and check the report against the case; then the same
+ * run through the text renderer, every finding and fact shown. Returns the text output (new
+ * memory) for a golden comparison, or NULL when it could not run or was killed. */
+static char *run_both(const struct ctx *x, const struct case_def *c, char **argv, size_t n,
+                      size_t format_at)
+{
+    print_command("$", argv);
+    struct run r;
+    if (run(argv, x->work, &r)) {
+        check_status(&r, r.status == c->exit_alt ? c->exit_alt : c->exit_status,
+                     "gpudoctor --json");
+        check_stderr(&r, c->err_has, c->nerr, "gpudoctor --json");
+        /* A usage error (2) writes no report. */
+        enum json_tokener_error jerr = json_tokener_success;
+        struct json_object *report =
+            c->exit_status == 2 ? NULL : json_tokener_parse_verbose(r.out, &jerr);
+        if (!report && c->exit_status != 2)
+            fail("the output of --json is not JSON (%s):\n%s", json_tokener_error_desc(jerr),
+                 r.out);
+        else if (report)
+            check_findings(c, report);
+        json_object_put(report);
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
     }
+    char *text_argv[ARGS_MAX + 16];
+    size_t t = 0;
+    for (size_t i = 0; i < format_at; i++)
+        text_argv[t++] = argv[i];
+    text_argv[t++] = "--color";
+    text_argv[t++] = "never";
+    text_argv[t++] = "-v";
+    for (size_t i = format_at + 1; i < n; i++)
+        text_argv[t++] = argv[i];
+    text_argv[t] = NULL;
+    print_command("$", text_argv);
+    char *text = NULL;
+    if (run(text_argv, x->work, &r)) {
+        check_status(&r, r.status == c->exit_alt ? c->exit_alt : c->exit_status,
+                     "gpudoctor (text)");
+        check_stderr(&r, c->err_has, c->nerr, "gpudoctor (text)");
+        /* A run that was killed has nothing worth comparing, let alone blessing. */
+        if (r.status != -1)
+            text = xstrdup(r.out);
+        run_free(&r);
+    } else {
+        fail("cannot run %s", x->gpudoctor);
+    }
+    return text;
+}
+
+static int run_case(const struct ctx *x)
+{
+    struct case_def c;
+    if (!load_named_case(x, "tests/e2e", &c))
+        return 2;
     char *root = prepare_root(x, &c);
     if (!root && skip_reason) {
         printf("skipped: %s\n", skip_reason);
@@ -1168,48 +1299,12 @@ static int run_case(const struct ctx *x)
     for (size_t i = 0; i < c.nargs; i++)
         argv[n++] = c.args[i];
     argv[n] = NULL;
-    print_command("$", argv);
-    struct run r;
-    if (run(argv, x->work, &r)) {
-        check_status(&r, c.exit_status, "gpudoctor --json");
-        check_stderr(&r, c.err_has, c.nerr, "gpudoctor --json");
-        enum json_tokener_error jerr;
-        struct json_object *report = json_tokener_parse_verbose(r.out, &jerr);
-        if (!report)
-            fail("the output of --json is not JSON (%s):\n%s", json_tokener_error_desc(jerr),
-                 r.out);
-        else
-            check_findings(&c, report);
-        json_object_put(report);
-        run_free(&r);
-    } else {
-        fail("cannot run %s", x->gpudoctor);
-    }
-
-    /* The same run through the text renderer, every finding and fact shown. */
-    char *text_argv[ARGS_MAX + 16];
-    size_t t = 0;
-    for (size_t i = 0; i < format_at; i++)
-        text_argv[t++] = argv[i];
-    text_argv[t++] = "--color";
-    text_argv[t++] = "never";
-    text_argv[t++] = "-v";
-    for (size_t i = format_at + 1; i < n; i++)
-        text_argv[t++] = argv[i];
-    text_argv[t] = NULL;
-    print_command("$", text_argv);
-    if (run(text_argv, x->work, &r)) {
-        check_status(&r, c.exit_status, "gpudoctor (text)");
-        check_stderr(&r, c.err_has, c.nerr, "gpudoctor (text)");
-        /* A run that was killed has nothing worth comparing, let alone blessing. */
-        if (r.status != -1) {
-            char *normal = replace_all(r.out, root, "@ROOT@");
-            check_golden(x, normal);
-            free(normal);
-        }
-        run_free(&r);
-    } else {
-        fail("cannot run %s", x->gpudoctor);
+    char *text = run_both(x, &c, argv, n, format_at);
+    if (text) {
+        char *normal = replace_all(text, root, "@ROOT@");
+        check_golden(x, normal);
+        free(normal);
+        free(text);
     }
     free(root);
     case_free(&c);
@@ -1321,6 +1416,161 @@ static int run_live(const struct ctx *x)
             fail("the text output lacks [driver.not-installed]:\n%s", r.out);
         run_free(&r);
     }
+    return failures ? 1 : 0;
+}
+
+/* ---- fake NVIDIA libraries ----------------------------------------------------------------- */
+
+extern char **environ;
+
+/* The directory of the fake libraries (tests/fakes/CMakeLists.txt). New memory. */
+static char *fakes_dir(const struct ctx *x)
+{
+    return path_join(x->build, "tests/fakes/lib");
+}
+
+/* `dir` made and filled with links to every fake except the hidden ones. */
+static bool fakes_without(const struct ctx *x, const struct case_def *c, const char *dir)
+{
+    char *fakes = fakes_dir(x);
+    static const char *const names[] = { "libcuda.so.1",    "libnvidia-ml.so.1", "libcudart.so.13",
+                                         "libcublas.so.13", "libcudnn.so.9",     "libnccl.so.2" };
+    bool ok = mkdir(dir, 0755) == 0 || errno == EEXIST;
+    for (size_t i = 0; ok && i < sizeof names / sizeof *names; i++) {
+        bool hidden = false;
+        for (size_t k = 0; k < c->nhide; k++)
+            hidden |= strcmp(c->hide[k], names[i]) == 0;
+        if (hidden)
+            continue;
+        char *target = path_join(fakes, names[i]), *link = path_join(dir, names[i]);
+        ok = symlink(target, link) == 0;
+        if (!ok)
+            fail("cannot link %s: %s", link, strerror(errno));
+        free(target);
+        free(link);
+    }
+    free(fakes);
+    return ok;
+}
+
+/* gpudoctor's environment for a fake case. */
+static bool fake_environment(const struct ctx *x, const struct case_def *c)
+{
+    /* The developer's own settings must not leak into the case. */
+    for (bool again = true; again;) {
+        again = false;
+        for (char **e = environ; e && *e; e++) {
+            if (strncmp(*e, "FAKE_", 5) == 0 || strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+                strncmp(*e, "CUDA_DEVICE_ORDER=", 18) == 0) {
+                char *name = strndup(*e, strcspn(*e, "="));
+                unsetenv(name);
+                free(name);
+                again = true;
+                break;
+            }
+        }
+    }
+    struct sb path = { 0 };
+    sb_puts(&path, "");
+    char *fakes = fakes_dir(x);
+    if (c->nliblink) {
+        char *dir = path_join(x->work, "links");
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            fail("mkdir %s: %s", dir, strerror(errno));
+        for (size_t i = 0; i < c->nliblink; i++) {
+            const char *target;
+            char *name = first_word(c->liblink[i], &target);
+            char *link = path_join(dir, name);
+            if (symlink(target, link) != 0)
+                fail("cannot link %s -> %s: %s", link, target, strerror(errno));
+            free(link);
+            free(name);
+        }
+        sb_printf(&path, "%s", dir);
+        free(dir);
+    }
+    for (size_t i = 0; i < c->nlibdir; i++) {
+        char *dir = c->libdir[i][0] == '/' ? xstrdup(c->libdir[i]) : path_join(fakes, c->libdir[i]);
+        sb_printf(&path, "%s%s", path.len ? ":" : "", dir);
+        free(dir);
+    }
+    if (!c->nofakes && c->nhide) {
+        char *dir = path_join(x->work, "fakes");
+        if (fakes_without(x, c, dir))
+            sb_printf(&path, "%s%s", path.len ? ":" : "", dir);
+        free(dir);
+    } else if (!c->nofakes) {
+        sb_printf(&path, "%s%s", path.len ? ":" : "", fakes);
+    }
+    free(fakes);
+    if (path.len)
+        setenv("LD_LIBRARY_PATH", path.p, 1);
+    else
+        unsetenv("LD_LIBRARY_PATH");
+    printf("LD_LIBRARY_PATH=%s\n", path.p);
+    free(path.p);
+    for (size_t i = 0; i < c->nsetenv; i++) {
+        char *eq = strchr(c->setenv_[i], '=');
+        if (!eq) {
+            fail("setenv %s: not NAME=VALUE", c->setenv_[i]);
+            return false;
+        }
+        *eq = '\0';
+        setenv(c->setenv_[i], eq + 1, 1);
+        printf("%s=%s\n", c->setenv_[i], eq + 1);
+        *eq = '=';
+    }
+    return failures == 0;
+}
+
+static int run_fake(const struct ctx *x)
+{
+    fake_mode = true;
+    struct case_def c;
+    if (!load_named_case(x, "tests/e2e/fakes", &c))
+        return 2;
+    /* @FAKES@ names the fakes' directory, @WORK@ the case's work directory (where the links of
+     * `hide` and `link` are made), in facts, evidence, standard error and arguments. */
+    char *fakes = fakes_dir(x);
+    char **texts[] = { c.fact, c.evidence_text, c.err_has, c.args };
+    size_t counts[] = { c.nfact, c.nevidence, c.nerr, c.nargs };
+    for (size_t l = 0; l < 4; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            char *a = replace_all(texts[l][i], "@FAKES@", fakes);
+            char *b = replace_all(a, "@WORK@", x->work);
+            free(a);
+            free(texts[l][i]);
+            texts[l][i] = b;
+        }
+    free(fakes);
+    char buf[PATH_MAX + 128];
+    const char *why = c.requires_no_driver ? has_driver(buf, sizeof buf) : NULL;
+    struct stat st;
+    for (size_t i = 0; !why && i < c.nrequires; i++)
+        if (stat(c.requires_[i], &st) != 0)
+            why = c.requires_[i];
+    if (why) {
+        printf("skipped: this machine lacks what the case needs (%s)\n", why);
+        case_free(&c);
+        return EXIT_SKIP;
+    }
+    if (!fake_environment(x, &c)) {
+        case_free(&c);
+        return 1;
+    }
+    const char *command = c.command ? c.command : "check";
+    char *argv[ARGS_MAX + 16];
+    size_t n = 0;
+    argv[n++] = (char *)x->gpudoctor;
+    argv[n++] = (char *)command;
+    size_t format_at = n;
+    argv[n++] = "--json";
+    for (size_t i = 0; i < c.nargs; i++)
+        argv[n++] = c.args[i];
+    argv[n] = NULL;
+    /* No golden: the machine's own facts are part of the report. */
+    free(run_both(x, &c, argv, n, format_at));
+    case_free(&c);
     return failures ? 1 : 0;
 }
 
@@ -1447,6 +1697,28 @@ static const struct cli_test cli_tests[] = {
       .status = 0,
       .out_has = { "Usage: gpudoctor [check] [OPTIONS]", "--root DIR", "--env-file FILE" } },
     { .name = "version", .args = { "--version" }, .status = 0, .out_has = { "gpudoctor " } },
+    { .name = "check-timeout-bad",
+      .args = { "--root", "@ROOT@", "--timeout", "1x" },
+      .status = 2,
+      .err_has = { "gpudoctor check: --timeout takes seconds from 1 to 86400, not '1x'" } },
+    /* gpudoctor test */
+    { .name = "test-help",
+      .args = { "test", "--help" },
+      .status = 0,
+      .out_has = { "Usage: gpudoctor test [OPTIONS]", "--timeout SECONDS", "--progress WHEN",
+                   "Exit status: 0 every test passed" } },
+    { .name = "test-timeout-bad",
+      .args = { "test", "--timeout", "0" },
+      .status = 2,
+      .err_has = { "gpudoctor test: --timeout takes seconds from 1 to 86400, not '0'" } },
+    { .name = "test-progress-bad",
+      .args = { "test", "--progress", "sometimes" },
+      .status = 2,
+      .err_has = { "gpudoctor test: --progress takes auto, always or never, not 'sometimes'" } },
+    { .name = "test-unknown-option",
+      .args = { "test", "--calls" },
+      .status = 2,
+      .err_has = { "gpudoctor test: unknown option '--calls'", "Try 'gpudoctor test --help'" } },
     /* gpudoctor which */
     { .name = "which-no-name",
       .args = { "which", "--root", "@ROOT@" },
@@ -1597,7 +1869,8 @@ static int run_cli(const struct ctx *x)
 int main(int argc, char **argv)
 {
     if (argc != 7) {
-        fprintf(stderr, "usage: gd_e2e case|live|cli NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
+        fprintf(stderr,
+                "usage: gd_e2e case|live|cli|fake NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -1612,6 +1885,8 @@ int main(int argc, char **argv)
         rc = run_live(&x);
     else if (strcmp(mode, "cli") == 0)
         rc = run_cli(&x);
+    else if (strcmp(mode, "fake") == 0)
+        rc = run_fake(&x);
     else
         fprintf(stderr, "gd_e2e: unknown mode %s\n", mode);
     if (rc == 0)

@@ -1,8 +1,9 @@
 /*
  * Children with a deadline (gd_os_child_run, gd_os_children_run): what they report, how they
  * end (exit, signal, deadline), grandchildren that keep the pipe, output caps, parallel runs,
- * a start that fails half-way; and gd_version_calls_run on fake CUDA libraries compiled at
- * test time, one per way a vendor call can go wrong.
+ * a start that fails half-way, programs with their two streams, a watch on the output as it
+ * arrives; and gd_version_calls_run on fake CUDA libraries compiled at test time, one per way a
+ * vendor call can go wrong.
  */
 #define _GNU_SOURCE
 #include "core/alloc.h"
@@ -557,6 +558,63 @@ static void test_program_mixed(void **state)
     free(progs);
 }
 
+/* What gd_os_children_run_watched's callback saw, per job. */
+struct watched {
+    char text[3][8192];
+    size_t len[3];
+    double first[3]; /* seconds since the start of the run; 0: never called */
+    double start;
+};
+
+static void watch(void *user, size_t job, const char *data, size_t len)
+{
+    struct watched *w = user;
+    assert_true(job < 3);
+    assert_true(len > 0);
+    assert_true(w->len[job] + len < sizeof w->text[job]);
+    if (!w->len[job])
+        w->first[job] = now_s() - w->start;
+    memcpy(w->text[job] + w->len[job], data, len);
+    w->len[job] += len;
+}
+
+/* The watch sees each job's output as it arrives: a function's report, a program's standard
+ * output (never its standard error), no more than the cap keeps; and a program that still runs
+ * has been seen before its deadline. */
+static void test_watched(void **state)
+{
+    (void)state;
+    progs = tu_mkdtemp("progs");
+    const char *slow = script("slow", "echo first; echo 'not watched' >&2; exec sleep 1000");
+    const char *loud = script("loud", "head -c 100000 /dev/zero | tr '\\000' z");
+    const char *a1[] = { slow, NULL }, *a2[] = { loud, NULL };
+    struct gd_child_job jobs[3] = {
+        { .fn = reports },
+        { .argv = a1, .envp = plain_env },
+        { .argv = a2, .envp = plain_env },
+    };
+    struct gd_child_result res[3];
+    static struct watched w;
+    memset(&w, 0, sizeof w);
+    w.start = now_s();
+    assert_int_equal(gd_os_children_run_watched(jobs, 3, 2000, 4096, res, watch, &w), GD_OK);
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(w.len[i], res[i].len);
+        assert_memory_equal(w.text[i], res[i].output, res[i].len);
+    }
+    assert_non_null(strstr(w.text[0], "value 12.4\n"));
+    assert_int_equal(res[1].end, GD_CHILD_TIMED_OUT);
+    assert_string_equal(res[1].output, "first\n");
+    assert_string_equal(res[1].errors, "not watched\n");
+    assert_true(w.first[1] > 0 && w.first[1] < 1.5);
+    assert_true(res[2].truncated);
+    assert_int_equal(w.len[2], 4096);
+    for (size_t i = 0; i < 3; i++)
+        gd_child_result_free(&res[i]);
+    tu_rmtree(progs);
+    free(progs);
+}
+
 /* ---- version calls on fake libraries ------------------------------------------------------- */
 
 static char *fakes;
@@ -722,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_program_deadline),
         cmocka_unit_test(test_program_flood),
         cmocka_unit_test(test_program_mixed),
+        cmocka_unit_test(test_watched),
         cmocka_unit_test(test_version_calls),
         cmocka_unit_test(test_call_kinds),
     };

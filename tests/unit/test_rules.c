@@ -63,11 +63,16 @@ static const char *kind_of(const char *id)
         return "soname";
     if (strncmp(id, "import:", 7) == 0)
         return "framework_import";
-    static const char *const kinds[] = { "framework_lib", "framework",  "kernels",
-                                         "keras",         "python_env", "gpu" };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (strncmp(id, kinds[i], strlen(kinds[i])) == 0 && id[strlen(kinds[i])] == ':')
+    /* "<kind>:<key>": the frameworks' entities and the live machine's. */
+    static const char *const kinds[] = { "framework_lib", "framework",    "kernels",
+                                         "keras",         "python_env",   "gpu",
+                                         "gpu_process",   "cuda_runtime", "cuda_device",
+                                         "test_device",   "test_library", "test_nccl" };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        size_t n = strlen(kinds[i]);
+        if (strncmp(id, kinds[i], n) == 0 && id[n] == ':')
             return kinds[i];
+    }
     if (strchr(id, ':'))
         return "library"; /* "<family>:<path>" */
     return id;
@@ -1695,6 +1700,17 @@ static const struct rule_case cases[] = {
 
 };
 
+/* The live machine's rules have their cases in a file of their own. */
+#include "rules_live_cases.h"
+
+#define NCASES (sizeof cases / sizeof *cases + sizeof live_cases / sizeof *live_cases)
+
+static const struct rule_case *case_at(size_t i)
+{
+    size_t n = sizeof cases / sizeof *cases;
+    return i < n ? &cases[i] : &live_cases[i - n];
+}
+
 /* A report of `facts`. */
 static struct gd_report *report_of(const char *const *facts)
 {
@@ -1751,8 +1767,8 @@ static void check_findings(const struct gd_report *r, const char *name)
 static void test_cases(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const struct rule_case *c = &cases[i];
+    for (size_t i = 0; i < NCASES; i++) {
+        const struct rule_case *c = case_at(i);
         struct gd_report *r = report_of(c->facts);
         c->rule(r, c->kb == 't' ? test_kb : embedded);
         assert_false(gd_report_failed(r));
@@ -1796,11 +1812,11 @@ static void test_every_documented_id(void **state)
         size_t n = strcspn(line + 5, "`");
         snprintf(id, sizeof id, "%.*s", (int)n, line + 5);
         bool produced = false, missed = false;
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-            if (strcmp(cases[i].id, id) != 0)
+        for (size_t i = 0; i < NCASES; i++) {
+            if (strcmp(case_at(i)->id, id) != 0)
                 continue;
-            produced = produced || cases[i].severity != NONE;
-            missed = missed || cases[i].severity == NONE;
+            produced = produced || case_at(i)->severity != NONE;
+            missed = missed || case_at(i)->severity == NONE;
         }
         if (!produced || !missed)
             fail_msg("%s: %s", id, !produced ? "no case produces it" : "no near miss");

@@ -1,0 +1,36 @@
+/* gd_test: the gd_check pipeline, then the smoke tests (src/probe/smoke.c), then the rules that
+ * judge the driver, the vendor calls and the tests. */
+#include "api/options.h"
+#include "api/pipeline.h"
+#include "core/alloc.h"
+#include "os/os.h"
+#include "probe/smoke.h"
+
+#include <gpudoctor/gpudoctor.h>
+#include <string.h>
+
+static void smoke(struct gd_probe_ctx *ctx, const struct gd_options *opts)
+{
+    struct gd_smoke_options o = { opts ? opts->timeout_ms : 0, opts ? opts->progress : NULL,
+                                  opts ? opts->progress_user : NULL };
+    gd_probe_smoke(ctx, &o);
+}
+
+enum gd_status gd_test(const struct gd_options *opts, struct gd_report **out)
+{
+    *out = NULL;
+    /* Nothing under a foreign root is run, and the tests are nothing but running. */
+    if (opts && opts->no_devices)
+        return GD_EINVAL;
+    if (opts && opts->root) {
+        char *real = NULL;
+        enum gd_status st = gd_os_realpath(opts->root, &real);
+        bool live = st == GD_OK && strcmp(real, "/") == 0;
+        gd_free(real);
+        if (st != GD_OK)
+            return st;
+        if (!live)
+            return GD_EINVAL;
+    }
+    return gd_pipeline(opts, smoke, gd_rules_run_test, out);
+}
