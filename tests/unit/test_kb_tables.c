@@ -87,8 +87,8 @@ static void expect(const struct gd_kb_row *row, const char *field, const char *w
 
 /* ---- consistency ---------------------------------------------------------------------------- */
 
-static const char *const tables[] = { "cuda_toolkit", "cuda_arch",   "cudnn_builds",
-                                      "tf_builds",    "torch_builds", "jax_builds",
+static const char *const tables[] = { "cuda_toolkit", "cuda_arch",         "cudnn_builds",
+                                      "tf_builds",    "torch_builds",      "jax_builds",
                                       "cupy_builds",  "onnxruntime_builds" };
 
 /* Fields holding versions (a string or a list of strings), per table. */
@@ -104,16 +104,17 @@ static const struct {
       { "cudnn", "cudnn_last", "cuda_major", "cuda", "driver_linux", "driver_windows", "cc",
         "cc_min", NULL } },
     { "tf_builds",
-      { "tensorflow", "cuda", "cudnn", "tensorflow_below", "value", "driver_linux",
-        "driver_wsl", NULL } },
-    { "torch_builds", { "torch", "cuda", "cudnn", "python_min", "python_max", "pypi_default_cuda", NULL } },
+      { "tensorflow", "cuda", "cudnn", "tensorflow_below", "value", "driver_linux", "driver_wsl",
+        NULL } },
+    { "torch_builds",
+      { "torch", "cuda", "cudnn", "python_min", "python_max", "pypi_default_cuda", NULL } },
     { "jax_builds",
       { "cuda_major", "cuda_built", "cuda_min", "cudnn_built", "cudnn_min", "cudnn_below",
         "nccl_built", "nccl_min", "driver_linux", "cc_min", NULL } },
     { "cupy_builds", { "cupy", "cuda", "cc_min", "python", "cudnn", NULL } },
     { "onnxruntime_builds",
-      { "onnxruntime", "cuda", "cuda_major", "cudnn", "cudnn_major", "cudnn_linux",
-        "cudnn_windows", NULL } },
+      { "onnxruntime", "cuda", "cuda_major", "cudnn", "cudnn_major", "cudnn_linux", "cudnn_windows",
+        NULL } },
 };
 
 /* Fields every row must have, per table and kind ("" for tables without kinds). */
@@ -129,12 +130,16 @@ static const struct {
     { "cudnn_builds", "", { "cudnn", "cuda_major", NULL } },
     { "tf_builds", "build", { "tensorflow", "os", "package", "python", "cuda", "cudnn", NULL } },
     { "tf_builds", "fact", { "name", "value", NULL } },
-    { "tf_builds", "windows_native_gpu", { "tensorflow_below", "cuda", "cudnn", "commands", NULL } },
+    { "tf_builds",
+      "windows_native_gpu",
+      { "tensorflow_below", "cuda", "cudnn", "commands", NULL } },
     { "tf_builds", "pip_requirements", { "cuda", "cudnn", "driver_linux", "commands", NULL } },
     { "torch_builds", "matrix", { "torch", "python", "python_min", "python_max", NULL } },
     { "torch_builds", "wheel", { "torch", "cuda", "tag", "status", NULL } },
     { "torch_builds", "release", { "torch", "cuda", "tags", NULL } },
-    { "jax_builds", "", { "plugin", "cuda_major", "cuda_min", "cudnn_min", "driver_linux", "cc_min", NULL } },
+    { "jax_builds",
+      "",
+      { "plugin", "cuda_major", "cuda_min", "cudnn_min", "driver_linux", "cc_min", NULL } },
     { "cupy_builds", "", { "cupy", "cuda", "cc_min", NULL } },
     { "onnxruntime_builds", "", { "onnxruntime", "cuda_major", NULL } },
 };
@@ -155,8 +160,8 @@ static void check_versions(const struct gd_kb_table *t, const struct gd_kb_row *
     for (size_t k = 0; k < gd_kb_list_len(row, field); k++) {
         const char *item = gd_kb_list_at(row, field, k);
         if (!item || gd_version_parse(item, &v) != GD_OK)
-            fail_msg("%s rows[%zu]: %s[%zu] \"%s\" is not a version", gd_kb_table_name(t), i,
-                     field, k, item ? item : "(not a string)");
+            fail_msg("%s rows[%zu]: %s[%zu] \"%s\" is not a version", gd_kb_table_name(t), i, field,
+                     k, item ? item : "(not a string)");
     }
 }
 
@@ -243,8 +248,7 @@ static void key_of(const char *tname, const struct gd_kb_row *row, char *buf, si
         const char *v = gd_kb_str(row, *f);
         len += (size_t)snprintf(buf + len, size - len, "|%s", v ? v : "-");
     }
-    for (const char *const *f = (const char *const[]){ "cuda", "cc", "onnxruntime", NULL }; *f;
-         f++)
+    for (const char *const *f = (const char *const[]){ "cuda", "cc", "onnxruntime", NULL }; *f; f++)
         for (size_t i = 0; i < gd_kb_list_len(row, *f) && len < size; i++)
             len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "|",
                                     gd_kb_list_at(row, *f, i));
@@ -352,7 +356,7 @@ static void test_monotonic(void **state)
         }
 
     t = table("cuda_arch");
-    static const char *const ccs[] = { "2.0", "3.0", "3.5", "3.7", "5.0", "6.1", "7.0", "7.5",
+    static const char *const ccs[] = { "2.0", "3.0", "3.5", "3.7", "5.0",  "6.1",  "7.0",  "7.5",
                                        "8.0", "8.6", "8.9", "9.0", "10.0", "10.1", "11.0", "12.0" };
     for (size_t c = 0; c < sizeof ccs / sizeof *ccs; c++) {
         struct gd_version cc = ver(ccs[c]);
@@ -481,7 +485,8 @@ static void test_across_tables(void **state)
                 }
                 checked++;
                 if (!found)
-                    fail_msg("frameworks: TensorFlow dlopen row for CUDA %s matches no build", cuda);
+                    fail_msg("frameworks: TensorFlow dlopen row for CUDA %s matches no build",
+                             cuda);
             }
         } else if (strcmp(framework, "torch") == 0 && is(row, "kind", "wheel_deps")) {
             checked++;
@@ -490,7 +495,8 @@ static void test_across_tables(void **state)
                 found = is(gd_kb_row_at(torch, j), "kind", "wheel") &&
                         is(gd_kb_row_at(torch, j), "cuda", cuda);
             if (!found)
-                fail_msg("frameworks: torch wheel_deps for CUDA %s is no wheel of torch_builds", cuda);
+                fail_msg("frameworks: torch wheel_deps for CUDA %s is no wheel of torch_builds",
+                         cuda);
         } else if (strcmp(framework, "jax") == 0 && is(row, "kind", "dlopen")) {
             checked++;
             bool found = false;
@@ -615,7 +621,8 @@ static void test_spot_cuda_arch(void **state)
     assert_true(gd_kb_list_has(r, "cc", "8.9") && gd_kb_list_has(r, "cc", "9.0"));
     /* cuda-rn-13.2.2: "support for Maxwell, Pascal, and Volta ... removed in CUDA Toolkit
      * 13.0"; llvm-cuda-cpp: "SM(60), SM(61), SM(62), // Pascal". */
-    r = find(t, "kind", "event", "cuda", "13.0", "event", "dropped", "source", "cuda-rn-13.2.2", NULL);
+    r = find(t, "kind", "event", "cuda", "13.0", "event", "dropped", "source", "cuda-rn-13.2.2",
+             NULL);
     assert_true(gd_kb_list_has(r, "cc", "6.1"));
     assert_false(gd_kb_list_has(r, "cc", "7.5"));
     assert_true(gd_kb_list_has(find(t, "kind", "family", "name", "Volta", NULL), "cc", "7.2"));
@@ -690,7 +697,8 @@ static void test_spot_tensorflow(void **state)
     expect(r, "driver_linux", "450.80.02");
     expect(r, "cudnn", "8.6.0");
     r = find(t, "kind", "windows_native_gpu", NULL);
-    assert_true(gd_kb_list_has(r, "commands", "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0"));
+    assert_true(
+        gd_kb_list_has(r, "commands", "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0"));
     /* tf-pip-and-cuda: ">= 525.60.13 for Linux", ">= 528.33 for WSL on Windows". */
     r = find(t, "kind", "pip_requirements", "and_cuda", "true", NULL);
     expect(r, "driver_wsl", "528.33");
