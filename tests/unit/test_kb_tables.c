@@ -136,7 +136,8 @@ static const struct {
     { "tf_builds", "pip_requirements", { "cuda", "cudnn", "driver_linux", "commands", NULL } },
     { "torch_builds", "matrix", { "torch", "python", "python_min", "python_max", NULL } },
     { "torch_builds", "wheel", { "torch", "cuda", "tag", "status", NULL } },
-    { "torch_builds", "release", { "torch", "cuda", "tags", NULL } },
+    { "torch_builds", "release", { "torch", "cuda", "tags", "pip", NULL } },
+    { "torch_builds", "index", { "torch_min", "pip", NULL } },
     { "jax_builds",
       "",
       { "plugin", "cuda_major", "cuda_min", "cudnn_min", "driver_linux", "cc_min", NULL } },
@@ -549,7 +550,20 @@ static void test_across_tables(void **state)
             snprintf(tag, sizeof tag, "cu%lu%lu", gd_version_major(&c), gd_version_minor(&c));
             if (!gd_kb_list_at(rel, "tags", k) || strcmp(gd_kb_list_at(rel, "tags", k), tag) != 0)
                 fail_msg("torch %s: tag %zu is not %s", gd_kb_str(rel, "torch"), k, tag);
+            /* pip[k] installs that variant of that release: it names the release, and the tag
+             * unless it is the variant PyPI itself serves. */
+            const char *pip = gd_kb_list_at(rel, "pip", k);
+            char want[64];
+            snprintf(want, sizeof want, "torch==%s", gd_kb_str(rel, "torch"));
+            if (!pip || !strstr(pip, want))
+                fail_msg("torch %s: pip[%zu] does not install %s", gd_kb_str(rel, "torch"), k, want);
+            if (!strstr(pip, tag) &&
+                !(gd_kb_str(rel, "pypi_default_cuda") &&
+                  strcmp(gd_kb_str(rel, "pypi_default_cuda"), gd_kb_list_at(rel, "cuda", k)) == 0))
+                fail_msg("torch %s: pip[%zu] names no %s", gd_kb_str(rel, "torch"), k, tag);
         }
+        if (gd_kb_list_len(rel, "pip") != gd_kb_list_len(rel, "tags"))
+            fail_msg("torch %s: one pip command per tag", gd_kb_str(rel, "torch"));
     }
     assert_true(compared >= 20);
 }
@@ -738,6 +752,28 @@ static void test_spot_torch(void **state)
     /* v1.12.1: "+cu116 ... +cu113 ... +cu102" */
     r = find(t, "kind", "release", "torch", "1.12.1", NULL);
     assert_true(gd_kb_list_has(r, "cuda", "10.2") && gd_kb_list_has(r, "cuda", "11.6"));
+    /* The torch part of each variant's pip command. v2.1.0: "pip install torch==2.1.0
+     * torchvision==0.16.0 torchaudio==2.1.0 --index-url https://download.pytorch.org/whl/cu121";
+     * v2.0.1 CUDA 11.7: "pip install torch==2.0.1 torchvision==0.15.2 torchaudio==2.0.2"; v1.12.1:
+     * "pip install torch==1.12.1+cu113 ... --extra-index-url https://download.pytorch.org/whl/cu113";
+     * v1.10.1: "-f https://download.pytorch.org/whl/cu111/torch_stable.html"; v1.9.0: "pip install
+     * torch==1.9.0+cu111 ... -f https://download.pytorch.org/whl/torch_stable.html". */
+    assert_true(gd_kb_list_has(find(t, "kind", "release", "torch", "2.1.0", NULL), "pip",
+                               "pip install torch==2.1.0 --index-url "
+                               "https://download.pytorch.org/whl/cu121"));
+    assert_true(gd_kb_list_has(find(t, "kind", "release", "torch", "2.0.1", NULL), "pip",
+                               "pip install torch==2.0.1"));
+    assert_true(gd_kb_list_has(r, "pip",
+                               "pip install torch==1.12.1+cu113 --extra-index-url "
+                               "https://download.pytorch.org/whl/cu113"));
+    assert_true(gd_kb_list_has(find(t, "kind", "release", "torch", "1.10.1", NULL), "pip",
+                               "pip install torch==1.10.1+cu111 -f "
+                               "https://download.pytorch.org/whl/cu111/torch_stable.html"));
+    assert_true(gd_kb_list_has(find(t, "kind", "release", "torch", "1.9.0", NULL), "pip",
+                               "pip install torch==1.9.0+cu111 -f "
+                               "https://download.pytorch.org/whl/torch_stable.html"));
+    expect(find(t, "kind", "index", NULL), "pip",
+           "pip install torch=={version} --index-url https://download.pytorch.org/whl/{tag}");
 }
 
 static void test_spot_jax_cupy_ort(void **state)
