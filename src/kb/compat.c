@@ -105,6 +105,20 @@ enum gd_status gd_kb_cuda_min_driver(const struct gd_kb *kb, const struct gd_ver
     return out->has_toolkit || out->has_compat ? GD_OK : GD_ENOENT;
 }
 
+enum gd_kb_answer gd_kb_driver_meets(const struct gd_version *have, const struct gd_version *min)
+{
+    if (!have || !min)
+        return GD_KB_UNKNOWN;
+    int c = gd_version_cmp_parts(have, min, have->nparts);
+    if (c != 0)
+        return c > 0 ? GD_KB_YES : GD_KB_NO;
+    /* Equal on every part given: the parts not given decide, unless the minimum has none. */
+    for (int i = have->nparts; i < min->nparts; i++)
+        if (min->parts[i] != 0)
+            return GD_KB_UNKNOWN;
+    return GD_KB_YES;
+}
+
 enum gd_kb_driver_fit gd_kb_driver_runs_cuda(const struct gd_kb *kb,
                                              const struct gd_version *driver,
                                              const struct gd_version *cuda, enum gd_kb_os os,
@@ -114,14 +128,22 @@ enum gd_kb_driver_fit gd_kb_driver_runs_cuda(const struct gd_kb *kb,
     struct gd_kb_cuda_driver *d = why ? why : &local;
     if (!driver || gd_kb_cuda_min_driver(kb, cuda, os, d) != GD_OK)
         return GD_KB_FIT_UNKNOWN;
-    if (d->has_toolkit && rel_cmp(driver, &d->toolkit_min) >= 0)
+    enum gd_kb_answer toolkit =
+        d->has_toolkit ? gd_kb_driver_meets(driver, &d->toolkit_min) : GD_KB_NO;
+    if (toolkit == GD_KB_YES)
         return GD_KB_FIT_TOOLKIT;
-    if (d->has_compat)
-        return rel_cmp(driver, &d->compat_min) >= 0 ? GD_KB_FIT_MINOR_COMPAT : GD_KB_FIT_NO;
+    if (d->has_compat) {
+        enum gd_kb_answer compat = gd_kb_driver_meets(driver, &d->compat_min);
+        return compat == GD_KB_YES  ? GD_KB_FIT_MINOR_COMPAT
+               : compat == GD_KB_NO ? GD_KB_FIT_NO
+                                    : GD_KB_FIT_UNKNOWN;
+    }
     /* Below the toolkit's driver, in a family with minor version compatibility whose minimum
      * the table does not give for this OS (Windows for 12.x and 13.x): not known. Without the
      * family (CUDA 10 and older) the toolkit's driver is the minimum. */
-    return d->compat_row ? GD_KB_FIT_UNKNOWN : GD_KB_FIT_NO;
+    if (d->compat_row || toolkit == GD_KB_UNKNOWN)
+        return GD_KB_FIT_UNKNOWN;
+    return GD_KB_FIT_NO;
 }
 
 const struct gd_kb_row *gd_kb_forward_compat(const struct gd_kb *kb)

@@ -67,9 +67,17 @@ enum gd_kb_driver_fit {
     GD_KB_FIT_TOOLKIT,      /* at least the toolkit's own driver version */
 };
 
+/* Whether a driver version written with `have`'s parts meets the minimum `min`: YES or NO by
+ * dotted comparison, UNKNOWN when `have` is shorter than `min` and agrees with all of its parts
+ * ("470.82" against 470.82.01: a 470.82.00 would not, a 470.82.01 would). A driver read from
+ * the machine always has every part; one given by a user may not. */
+enum gd_kb_answer gd_kb_driver_meets(const struct gd_version *have, const struct gd_version *min);
+
 /* Whether `driver` runs `cuda` on `os`; `why` (may be NULL) receives the minimums compared.
  * Below the toolkit's driver it is MINOR_COMPAT or NO by the family minimum; UNKNOWN when the
- * family has minor version compatibility but no minimum for `os`, or nothing is known. */
+ * family has minor version compatibility but no minimum for `os`, when nothing is known, or
+ * when the driver is written too short to tell (gd_kb_driver_meets); a driver that meets the
+ * family minimum but is too short to compare with the toolkit's is MINOR_COMPAT (at least). */
 enum gd_kb_driver_fit gd_kb_driver_runs_cuda(const struct gd_kb *kb,
                                              const struct gd_version *driver,
                                              const struct gd_version *cuda, enum gd_kb_os os,

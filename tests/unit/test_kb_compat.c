@@ -103,6 +103,30 @@ static void test_cuda_min_driver(void **state)
     assert_int_equal(gd_kb_cuda_min_driver(kb, &v, GD_KB_OS_LINUX, NULL), GD_EINVAL);
 }
 
+static void test_driver_meets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *have, *min;
+        enum gd_kb_answer want;
+    } cases[] = {
+        { "535.104.05", "535.54.03", GD_KB_YES }, { "535.54.03", "535.54.03", GD_KB_YES },
+        { "535.54.02", "535.54.03", GD_KB_NO },   { "470.82", "470.82.01", GD_KB_UNKNOWN },
+        { "470.82", "470.82.00", GD_KB_YES },     { "470.82", "470.57.02", GD_KB_YES },
+        { "470", "470.82.01", GD_KB_UNKNOWN },    { "469", "470", GD_KB_NO },
+        { "525", "525", GD_KB_YES },              { "525.60.13", "525", GD_KB_YES },
+        { "551.61", "551.78", GD_KB_NO },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct gd_version h = ver(cases[i].have), m = ver(cases[i].min);
+        if (gd_kb_driver_meets(&h, &m) != cases[i].want)
+            fail_msg("%s against %s: %d, want %d", cases[i].have, cases[i].min,
+                     gd_kb_driver_meets(&h, &m), cases[i].want);
+    }
+    struct gd_version v = ver("1");
+    assert_int_equal(gd_kb_driver_meets(NULL, &v), GD_KB_UNKNOWN);
+}
+
 static void test_driver_runs_cuda(void **state)
 {
     (void)state;
@@ -126,6 +150,13 @@ static void test_driver_runs_cuda(void **state)
         { "551.61", "12.4", GD_KB_OS_WINDOWS, GD_KB_FIT_TOOLKIT },
         { "460.89", "11.8", GD_KB_OS_WINDOWS, GD_KB_FIT_MINOR_COMPAT },
         { "600", "99.0", GD_KB_OS_LINUX, GD_KB_FIT_UNKNOWN },
+        /* Drivers written short: "470.82" is above 11.4's GA minimum 470.42.01; "450.80" may be
+         * below 450.80.02; "525" meets the 12 family's ">= 525" but not surely 525.60.13. */
+        { "470.82", "11.4", GD_KB_OS_LINUX, GD_KB_FIT_TOOLKIT },
+        { "450.80", "11.8", GD_KB_OS_LINUX, GD_KB_FIT_UNKNOWN },
+        { "525", "12.0", GD_KB_OS_LINUX, GD_KB_FIT_MINOR_COMPAT },
+        { "410", "10.0", GD_KB_OS_LINUX, GD_KB_FIT_UNKNOWN },
+        { "410.47", "10.0", GD_KB_OS_LINUX, GD_KB_FIT_NO },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct gd_version d = ver(cases[i].driver), c = ver(cases[i].cuda);
@@ -539,6 +570,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cuda_min_driver),
+        cmocka_unit_test(test_driver_meets),
         cmocka_unit_test(test_driver_runs_cuda),
         cmocka_unit_test(test_forward_compat),
         cmocka_unit_test(test_cuda_supports_cc),
