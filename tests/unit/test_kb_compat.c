@@ -110,11 +110,16 @@ static void test_driver_meets(void **state)
         const char *have, *min;
         enum gd_kb_answer want;
     } cases[] = {
-        { "535.104.05", "535.54.03", GD_KB_YES }, { "535.54.03", "535.54.03", GD_KB_YES },
-        { "535.54.02", "535.54.03", GD_KB_NO },   { "470.82", "470.82.01", GD_KB_UNKNOWN },
-        { "470.82", "470.82.00", GD_KB_YES },     { "470.82", "470.57.02", GD_KB_YES },
-        { "470", "470.82.01", GD_KB_UNKNOWN },    { "469", "470", GD_KB_NO },
-        { "525", "525", GD_KB_YES },              { "525.60.13", "525", GD_KB_YES },
+        { "535.104.05", "535.54.03", GD_KB_YES },
+        { "535.54.03", "535.54.03", GD_KB_YES },
+        { "535.54.02", "535.54.03", GD_KB_NO },
+        { "470.82", "470.82.01", GD_KB_UNKNOWN },
+        { "470.82", "470.82.00", GD_KB_YES },
+        { "470.82", "470.57.02", GD_KB_YES },
+        { "470", "470.82.01", GD_KB_UNKNOWN },
+        { "469", "470", GD_KB_NO },
+        { "525", "525", GD_KB_YES },
+        { "525.60.13", "525", GD_KB_YES },
         { "551.61", "551.78", GD_KB_NO },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -569,18 +574,12 @@ static void test_broken_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cuda_min_driver),
-        cmocka_unit_test(test_driver_meets),
-        cmocka_unit_test(test_driver_runs_cuda),
-        cmocka_unit_test(test_forward_compat),
-        cmocka_unit_test(test_cuda_supports_cc),
-        cmocka_unit_test(test_cudnn_supports_cuda),
-        cmocka_unit_test(test_cudnn_requirements),
-        cmocka_unit_test(test_tf_build),
-        cmocka_unit_test(test_torch_variants),
-        cmocka_unit_test(test_newest_for_driver),
-        cmocka_unit_test(test_jax_cupy_ort),
-        cmocka_unit_test(test_broken_tables),
+        cmocka_unit_test(test_cuda_min_driver),    cmocka_unit_test(test_driver_meets),
+        cmocka_unit_test(test_driver_runs_cuda),   cmocka_unit_test(test_forward_compat),
+        cmocka_unit_test(test_cuda_supports_cc),   cmocka_unit_test(test_cudnn_supports_cuda),
+        cmocka_unit_test(test_cudnn_requirements), cmocka_unit_test(test_tf_build),
+        cmocka_unit_test(test_torch_variants),     cmocka_unit_test(test_newest_for_driver),
+        cmocka_unit_test(test_jax_cupy_ort),       cmocka_unit_test(test_broken_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

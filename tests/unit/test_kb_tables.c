@@ -556,7 +556,8 @@ static void test_across_tables(void **state)
             char want[64];
             snprintf(want, sizeof want, "torch==%s", gd_kb_str(rel, "torch"));
             if (!pip || !strstr(pip, want))
-                fail_msg("torch %s: pip[%zu] does not install %s", gd_kb_str(rel, "torch"), k, want);
+                fail_msg("torch %s: pip[%zu] does not install %s", gd_kb_str(rel, "torch"), k,
+                         want);
             if (!strstr(pip, tag) &&
                 !(gd_kb_str(rel, "pypi_default_cuda") &&
                   strcmp(gd_kb_str(rel, "pypi_default_cuda"), gd_kb_list_at(rel, "cuda", k)) == 0))
@@ -755,8 +756,9 @@ static void test_spot_torch(void **state)
     /* The torch part of each variant's pip command. v2.1.0: "pip install torch==2.1.0
      * torchvision==0.16.0 torchaudio==2.1.0 --index-url https://download.pytorch.org/whl/cu121";
      * v2.0.1 CUDA 11.7: "pip install torch==2.0.1 torchvision==0.15.2 torchaudio==2.0.2"; v1.12.1:
-     * "pip install torch==1.12.1+cu113 ... --extra-index-url https://download.pytorch.org/whl/cu113";
-     * v1.10.1: "-f https://download.pytorch.org/whl/cu111/torch_stable.html"; v1.9.0: "pip install
+     * "pip install torch==1.12.1+cu113 ... --extra-index-url
+     * https://download.pytorch.org/whl/cu113"; v1.10.1: "-f
+     * https://download.pytorch.org/whl/cu111/torch_stable.html"; v1.9.0: "pip install
      * torch==1.9.0+cu111 ... -f https://download.pytorch.org/whl/torch_stable.html". */
     assert_true(gd_kb_list_has(find(t, "kind", "release", "torch", "2.1.0", NULL), "pip",
                                "pip install torch==2.1.0 --index-url "
