@@ -181,6 +181,10 @@ size_t gd_kb_torch_release_choices(const struct gd_kb *kb, const struct gd_kb_en
     struct gd_version release = *torch;
     /* The local label ("+cpu") is no part of the release installed instead. */
     release.local[0] = '\0';
+    char text[GD_VERSION_FORMAT_MAX];
+    gd_version_format(&release, text, sizeof text);
+    if (strlen(text) < sizeof release.text)
+        memcpy(release.text, text, strlen(text) + 1);
     return torch_variants(kb, env, t, rel, &release, out, cap);
 }
 
@@ -263,6 +267,8 @@ size_t gd_kb_tf_choices(const struct gd_kb *kb, const struct gd_kb_env *env,
             struct gd_kb_choice *c = &out[n];
             memset(c, 0, sizeof *c);
             c->release = v;
+            /* A tested build row stands for its minor series (2.15.0 for 2.15.x). */
+            c->minor_only = true;
             c->cuda = cuda;
             c->has_cudnn = row_version(row, "cudnn", &c->cudnn);
             c->row = row;
@@ -465,9 +471,12 @@ enum gd_status gd_kb_tf_install(const struct gd_kb *kb, const struct gd_kb_choic
         if (st != GD_ENOENT)
             return st;
     }
-    char minor[48];
-    snprintf(minor, sizeof minor, "%lu.%lu.*", gd_version_major(&c->release),
-             gd_version_minor(&c->release));
+    char minor[GD_VERSION_FORMAT_MAX];
+    if (c->minor_only)
+        snprintf(minor, sizeof minor, "%lu.%lu.*", gd_version_major(&c->release),
+                 gd_version_minor(&c->release));
+    else
+        gd_version_format(&c->release, minor, sizeof minor);
     const struct gd_kb_row *first = tf_row(t, "fact", "name", "and_cuda_first_seen");
     if (os == GD_KB_OS_LINUX && first && row_version(first, "value", &v) &&
         rel_cmp(&c->release, &v) >= 0) {

@@ -35,7 +35,9 @@ bool gd_kb_env_add_cc(struct gd_kb_env *env, const struct gd_version *cc);
 /* One CUDA build of a framework release. */
 struct gd_kb_choice {
     struct gd_version release; /* "2.3.1", "2.15.0"; a minor ("2.5") when minor_only */
-    bool minor_only;           /* PyTorch minors known from the release matrix only */
+    /* The choice stands for a minor series: PyTorch minors known from the release matrix only,
+     * TensorFlow's tested build rows; install commands then ask for "X.Y.*". */
+    bool minor_only;
     struct gd_version cuda;
     char tag[16]; /* PyTorch's wheel tag ("cu121"); "" for TensorFlow */
     bool has_cudnn;
@@ -92,7 +94,8 @@ enum gd_status gd_kb_torch_pip(const struct gd_kb *kb, const struct gd_kb_choice
 enum gd_kb_tf_how {
     GD_KB_TF_COMMANDS, /* the commands of a row of TensorFlow's pip page for that release (2.13),
                         * or of native Windows (tensorflow<2.11) */
-    GD_KB_TF_AND_CUDA, /* pip install 'tensorflow[and-cuda]==X.Y.*': the extra brings CUDA */
+    GD_KB_TF_AND_CUDA, /* pip install 'tensorflow[and-cuda]==X.Y.*' (==X.Y.Z for a choice that is
+                        * not minor_only): the extra brings CUDA */
     GD_KB_TF_PLAIN,    /* pip install tensorflow==X.Y.* (tensorflow-gpu for 1.x): CUDA and cuDNN
                         * of the tested build configuration are installed separately */
 };

@@ -188,6 +188,134 @@ static void visible_devices(struct gd_report *r)
                               "one with `--gres=gpu:1` (or `--gpus=1`).");
 }
 
+/* The UUIDs of the GPUs, when every GPU has a known one and there are `count` of them. */
+static size_t gpu_uuids(const struct gd_report *r, long count, const struct gd_fact **out,
+                        size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
+        const struct gd_entity *e = gd_report_entity_at(r, i);
+        if (strcmp(gd_entity_kind(e), "gpu") != 0)
+            continue;
+        const struct gd_fact *u = gd_entity_fact(e, "uuid");
+        if (!gd_fact_known_value(u) || n == max)
+            return 0;
+        out[n++] = u;
+    }
+    return (long)n == count ? n : 0;
+}
+
+/* A "GPU-..." entry names one of the UUIDs: equal to one, or a prefix of one (CUDA accepts a
+ * unique prefix); compared without case. */
+static const struct gd_fact *uuid_match(struct gd_span entry, const struct gd_fact *const *uuids,
+                                        size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *u = gd_fact_known_value(uuids[i]);
+        if (strlen(u) < entry.n)
+            continue;
+        bool same = true;
+        for (size_t k = 0; k < entry.n && same; k++)
+            same = gd_to_lower(u[k]) == gd_to_lower(entry.p[k]);
+        if (same)
+            return uuids[i];
+    }
+    return NULL;
+}
+
+#define VISIBLE_MAX 64
+
+/* CUDA_VISIBLE_DEVICES naming a GPU the machine does not have: CUDA keeps the devices listed
+ * before the first entry that names none, and drops that entry and all after it. Indices are
+ * checked against the GPUs the kernel module lists, UUIDs against theirs (when every one is
+ * known); MIG- entries are not judged. A list whose first entry is not an index or UUID at all is
+ * env.cuda-visible-devices-hides-all's. */
+static void visible_missing(struct gd_report *r)
+{
+    const char *v = gd_rv(r, "env", "CUDA_VISIBLE_DEVICES");
+    const struct gd_fact *count = gd_rf(r, "gpus", "count");
+    if (!v || hides_all(v) || !count || count->state != GD_FACT_KNOWN || count->int_value <= 0)
+        return;
+    long n = count->int_value;
+    const struct gd_fact *uuids[VISIBLE_MAX];
+    size_t nuuids = gpu_uuids(r, n, uuids, VISIBLE_MAX);
+    struct gd_span rest = gd_span_of(v), entry, bad = { NULL, 0 };
+    struct gd_buf shown, keep;
+    gd_buf_init(&shown, 4096);
+    gd_buf_init(&keep, 4096);
+    bool stopped = false;
+    while (gd_span_next_field(&rest, ',', &entry)) {
+        entry = gd_span_trim(entry);
+        bool exists = false, judged = true;
+        if (entry.n && gd_is_digit(entry.p[0])) {
+            char num[24];
+            gd_span_copy(entry, num, sizeof num);
+            char *end = NULL;
+            long idx = strtol(num, &end, 10);
+            judged = end && *end == '\0';
+            exists = judged && idx >= 0 && idx < n;
+        } else if (gd_span_starts_with(entry, "GPU-") && nuuids) {
+            exists = uuid_match(entry, uuids, nuuids) != NULL;
+        } else {
+            judged = false; /* a MIG- entry, a UUID without known UUIDs, or no device name */
+        }
+        if (!judged) {
+            if (!stopped)
+                gd_buf_printf(&shown, "%s%.*s", shown.len ? "," : "", (int)entry.n, entry.p);
+            continue;
+        }
+        if (!exists) {
+            if (!stopped)
+                bad = entry;
+            stopped = true;
+            continue;
+        }
+        if (!stopped)
+            gd_buf_printf(&shown, "%s%.*s", shown.len ? "," : "", (int)entry.n, entry.p);
+        gd_buf_printf(&keep, "%s%.*s", keep.len ? "," : "", (int)entry.n, entry.p);
+    }
+    if (gd_buf_status(&shown) == GD_ENOMEM || gd_buf_status(&keep) == GD_ENOMEM)
+        gd_report_out_of_memory(r);
+    if (bad.p) {
+        struct gd_finding *f =
+            shown.len ? gd_finding_add(r, "env.cuda-visible-devices-no-such-gpu", GD_SEV_WARNING,
+                                       "CUDA_VISIBLE_DEVICES=\"%s\" names GPU %.*s, which does not "
+                                       "exist: CUDA uses only %s",
+                                       v, (int)bad.n, bad.p, gd_buf_str(&shown))
+                      : gd_finding_add(r, "env.cuda-visible-devices-no-such-gpu", GD_SEV_WARNING,
+                                       "CUDA_VISIBLE_DEVICES=\"%s\" names GPU %.*s, which does not "
+                                       "exist: every GPU is hidden",
+                                       v, (int)bad.n, bad.p);
+        gd_finding_set_why(f,
+                           "This machine has %ld GPU%s (indices 0 to %ld). CUDA reads the list up "
+                           "to the first entry that names no device and drops it and every entry "
+                           "after it: %s",
+                           n, n == 1 ? "" : "s", n - 1,
+                           shown.len ? "programs see fewer GPUs than listed (\"invalid device "
+                                       "ordinal\" for the missing ones)."
+                                     : "programs report \"no CUDA-capable device is detected\", "
+                                       "torch.cuda.device_count() is 0 and TensorFlow lists no "
+                                       "GPU.");
+        gd_finding_add_evidence(f, gd_rf(r, "env", "CUDA_VISIBLE_DEVICES"));
+        gd_finding_add_evidence(f, count);
+        for (size_t i = 0; gd_span_starts_with(bad, "GPU-") && i < nuuids; i++)
+            gd_finding_add_evidence(f, uuids[i]);
+        if (keep.len)
+            gd_finding_add_fix(f,
+                               "List only GPUs that exist: `export CUDA_VISIBLE_DEVICES=%s`, "
+                               "or `unset CUDA_VISIBLE_DEVICES` to use all %ld.",
+                               gd_buf_str(&keep), n);
+        else
+            gd_finding_add_fix(f,
+                               "`unset CUDA_VISIBLE_DEVICES` to use all %ld, or list indices "
+                               "from 0 to %ld (`export CUDA_VISIBLE_DEVICES=0`).",
+                               n, n - 1);
+        gd_finding_add_fix(f, "`nvidia-smi -L` lists the GPUs with their indices and UUIDs.");
+    }
+    gd_buf_free(&shown);
+    gd_buf_free(&keep);
+}
+
 static void nvcc_mismatch(struct gd_report *r)
 {
     const char *nvcc = gd_rv(r, "env", "nvcc.cuda_version");
@@ -418,6 +546,7 @@ void gd_rule_env(struct gd_report *r, const struct gd_kb *kb)
                 "libcudnn.");
     ld_library_path(r);
     visible_devices(r);
+    visible_missing(r);
     nvcc_mismatch(r);
     values(r, kb);
 }
