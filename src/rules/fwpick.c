@@ -46,6 +46,25 @@ static const char *fit_words(enum gd_kb_driver_fit fit)
     return fit == GD_KB_FIT_MINOR_COMPAT ? ", through minor version compatibility" : "";
 }
 
+/* The newest release row of torch_builds: where its pip commands end. */
+static const struct gd_kb_row *newest_release_row(const struct gd_kb *kb)
+{
+    const struct gd_kb_table *t = gd_kb_table(kb, "torch_builds");
+    const struct gd_kb_row *best = NULL;
+    struct gd_version best_v, v;
+    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        const char *kind = gd_kb_str(row, "kind"), *torch = gd_kb_str(row, "torch");
+        if (!kind || strcmp(kind, "release") != 0 || !torch || gd_version_parse(torch, &v) != GD_OK)
+            continue;
+        if (!best || gd_version_cmp(&v, &best_v) > 0) {
+            best = row;
+            best_v = v;
+        }
+    }
+    return best;
+}
+
 /* The step for a PyTorch choice. */
 static void torch_step(struct gd_finding *f, const struct gd_kb *kb, const struct gd_kb_choice *c,
                        const char *lead)
@@ -61,11 +80,18 @@ static void torch_step(struct gd_finding *f, const struct gd_kb *kb, const struc
         gd_fix_reference(f, kb, c->row);
         return;
     }
-    gd_finding_add_fix(f, "%s torch %s, its %s wheel (CUDA %s%s): `%s`%s", lead, c->release.text,
-                       c->tag, c->cuda.text, fit_words(c->fit), cmd,
-                       exact ? "."
-                             : " (the form of PyTorch's pip commands up to 2.3.1, the last "
-                               "release whose commands the knowledge base holds).");
+    if (exact) {
+        gd_finding_add_fix(f, "%s torch %s, its %s wheel (CUDA %s%s): `%s`.", lead, c->release.text,
+                           c->tag, c->cuda.text, fit_words(c->fit), cmd);
+    } else {
+        const struct gd_kb_row *last = newest_release_row(kb);
+        gd_finding_add_fix(f,
+                           "%s torch %s, its %s wheel (CUDA %s%s): `%s` (the form of PyTorch's "
+                           "pip commands up to %s, the last release whose commands the knowledge "
+                           "base holds).",
+                           lead, c->release.text, c->tag, c->cuda.text, fit_words(c->fit), cmd,
+                           last ? gd_kb_str(last, "torch") : "?");
+    }
     gd_fix_reference(f, kb, c->row);
     if (row != c->row)
         gd_fix_reference(f, kb, row);
