@@ -3,6 +3,7 @@
 #include "kb/kb.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -170,7 +171,90 @@ enum gd_kb_answer gd_kb_forward_compat_gpu(const struct gd_kb *kb, const struct 
     return GD_KB_NO;
 }
 
+/* Keep `v` among the first `cap` of a list ordered by `dir` (-1: newest first, 1: lowest
+ * first), `*stored` of them held. */
+static void keep_sorted(struct gd_version *out, size_t cap, size_t *stored,
+                        const struct gd_version *v, int dir)
+{
+    size_t at = *stored;
+    while (at > 0 && dir * rel_cmp(v, &out[at - 1]) < 0)
+        at--;
+    if (at >= cap)
+        return;
+    size_t last = *stored < cap ? *stored : cap - 1;
+    memmove(&out[at + 1], &out[at], (last - at) * sizeof *out);
+    out[at] = *v;
+    if (*stored < cap)
+        (*stored)++;
+}
+
+/* Whether an earlier row of `t` (before `i`) of kind `kind` names the same version at `parts`
+ * parts in `field` (a string or a list). */
+static bool seen_before(const struct gd_kb_table *t, size_t i, const char *kind, const char *field,
+                        const struct gd_version *v, int parts)
+{
+    for (size_t j = 0; j < i; j++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, j);
+        struct gd_version w;
+        if (!field_is(row, "kind", kind))
+            continue;
+        if (row_version(row, field, &w) && gd_version_cmp_parts(&w, v, parts) == 0)
+            return true;
+        for (size_t k = 0; k < gd_kb_list_len(row, field); k++) {
+            const char *s = gd_kb_list_at(row, field, k);
+            if (s && gd_version_parse(s, &w) == GD_OK && gd_version_cmp_parts(&w, v, parts) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+size_t gd_kb_cuda_versions(const struct gd_kb *kb, struct gd_version *out, size_t cap)
+{
+    const struct gd_kb_table *t = gd_kb_table(kb, "cuda_toolkit");
+    size_t n = 0, stored = 0;
+    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        struct gd_version v;
+        if (!field_is(row, "kind", "driver") || !row_version(row, "cuda", &v) ||
+            seen_before(t, i, "driver", "cuda", &v, 2))
+            continue;
+        n++;
+        keep_sorted(out, cap, &stored, &v, -1);
+    }
+    return n;
+}
+
 /* ---- CUDA toolkit -> compute capabilities --------------------------------------------------- */
+
+size_t gd_kb_arch_ccs(const struct gd_kb *kb, struct gd_version *out, size_t cap)
+{
+    const struct gd_kb_table *t = gd_kb_table(kb, "cuda_arch");
+    size_t n = 0, stored = 0;
+    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        if (!field_is(row, "kind", "event"))
+            continue;
+        for (size_t k = 0; k < gd_kb_list_len(row, "cc"); k++) {
+            struct gd_version v;
+            const char *s = gd_kb_list_at(row, "cc", k);
+            if (!s || gd_version_parse(s, &v) != GD_OK || seen_before(t, i, "event", "cc", &v, 2))
+                continue;
+            /* The same capability twice in one row counts once. */
+            bool dup = false;
+            for (size_t m = 0; m < k && !dup; m++) {
+                struct gd_version w;
+                const char *o = gd_kb_list_at(row, "cc", m);
+                dup = o && gd_version_parse(o, &w) == GD_OK && gd_version_cmp_parts(&w, &v, 2) == 0;
+            }
+            if (dup)
+                continue;
+            n++;
+            keep_sorted(out, cap, &stored, &v, 1);
+        }
+    }
+    return n;
+}
 
 enum gd_kb_answer gd_kb_cuda_supports_cc(const struct gd_kb *kb, const struct gd_version *cuda,
                                          const struct gd_version *cc, const struct gd_kb_row **why)
@@ -330,6 +414,74 @@ enum gd_status gd_kb_cudnn_requirements(const struct gd_kb *kb, const struct gd_
     return GD_OK;
 }
 
+/* A list field of versions into out; false when an item does not parse or there are more than
+ * `cap` (the row is then left out rather than read in part). */
+static bool row_versions(const struct gd_kb_row *row, const char *field, struct gd_version *out,
+                         size_t cap, size_t *n)
+{
+    size_t len = gd_kb_list_len(row, field);
+    *n = 0;
+    if (len > cap)
+        return false;
+    for (size_t k = 0; k < len; k++) {
+        const char *s = gd_kb_list_at(row, field, k);
+        if (!s || gd_version_parse(s, &out[k]) != GD_OK)
+            return false;
+    }
+    *n = len;
+    return true;
+}
+
+static int cudnn_build_desc(const void *a, const void *b)
+{
+    const struct gd_kb_cudnn_build *x = a, *y = b;
+    int c = rel_cmp(&y->cudnn, &x->cudnn);
+    if (c)
+        return c;
+    if (x->cuda_major != y->cuda_major)
+        return x->cuda_major < y->cuda_major ? 1 : -1;
+    /* Within one package, the row of the newer CUDA versions first. */
+    if (x->ncuda && y->ncuda)
+        return rel_cmp(&y->cuda[y->ncuda - 1], &x->cuda[x->ncuda - 1]);
+    return 0;
+}
+
+size_t gd_kb_cudnn_builds(const struct gd_kb *kb, const struct gd_version *cudnn,
+                          struct gd_kb_cudnn_build *out, size_t cap)
+{
+    const struct gd_kb_table *t = gd_kb_table(kb, "cudnn_builds");
+    size_t n = 0;
+    for (size_t i = 0; i < gd_kb_row_count(t); i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        if (cudnn && !cudnn_row_matches(row, cudnn))
+            continue;
+        struct gd_kb_cudnn_build b;
+        memset(&b, 0, sizeof b);
+        const char *major = gd_kb_str(row, "cuda_major");
+        char *end = NULL;
+        if (!row_version(row, "cudnn", &b.cudnn) || !major ||
+            !row_versions(row, "cuda", b.cuda, GD_KB_CUDNN_LIST_MAX, &b.ncuda) ||
+            !row_versions(row, "cc", b.cc, GD_KB_CUDNN_LIST_MAX, &b.ncc))
+            continue;
+        b.cuda_major = strtoul(major, &end, 10);
+        if (!end || *end)
+            continue;
+        if (!row_version(row, "cudnn_last", &b.cudnn_last))
+            b.cudnn_last = b.cudnn;
+        b.cuda_list_complete = !field_is(row, "cuda_list_complete", "false");
+        b.has_driver_linux = row_version(row, "driver_linux", &b.driver_linux);
+        b.has_driver_windows = row_version(row, "driver_windows", &b.driver_windows);
+        b.has_cc_min = row_version(row, "cc_min", &b.cc_min);
+        b.row = row;
+        if (n < cap)
+            out[n] = b;
+        n++;
+    }
+    if (out && n)
+        qsort(out, n < cap ? n : cap, sizeof *out, cudnn_build_desc);
+    return n;
+}
+
 /* ---- TensorFlow ----------------------------------------------------------------------------- */
 
 static const char *os_name(enum gd_kb_os os)
@@ -470,6 +622,19 @@ enum gd_status gd_kb_torch_variants(const struct gd_kb *kb, const struct gd_vers
             return st;
     }
     return *n ? GD_OK : GD_ENOENT;
+}
+
+const struct gd_kb_row *gd_kb_torch_matrix(const struct gd_kb *kb, const struct gd_version *torch)
+{
+    const struct gd_kb_table *t = gd_kb_table(kb, "torch_builds");
+    for (size_t i = 0; torch && i < gd_kb_row_count(t); i++) {
+        const struct gd_kb_row *row = gd_kb_row_at(t, i);
+        struct gd_version v;
+        if (field_is(row, "kind", "matrix") && row_version(row, "torch", &v) &&
+            gd_version_cmp_parts(&v, torch, 2) == 0)
+            return row;
+    }
+    return NULL;
 }
 
 /* ---- Newest release a driver runs ------------------------------------------------------------ */

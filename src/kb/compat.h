@@ -92,7 +92,14 @@ const struct gd_kb_row *gd_kb_forward_compat(const struct gd_kb *kb);
  * consumer cards; UNKNOWN without a row or without the forward_compat row. */
 enum gd_kb_answer gd_kb_forward_compat_gpu(const struct gd_kb *kb, const struct gd_kb_row *gpu);
 
+/* The CUDA versions (major.minor) the cuda_toolkit table has a driver row for, newest first.
+ * Fills at most `cap`, returns how many there are. */
+size_t gd_kb_cuda_versions(const struct gd_kb *kb, struct gd_version *out, size_t cap);
+
 /* ---- CUDA toolkit -> compute capabilities (cuda_arch) ------------------------------------- */
+
+/* Every compute capability an event of cuda_arch names, lowest first. As gd_kb_cuda_versions. */
+size_t gd_kb_arch_ccs(const struct gd_kb *kb, struct gd_version *out, size_t cap);
 
 /* Whether nvcc of toolkit `cuda` can build for compute capability `cc` (real architecture):
  * YES when the latest event for `cc` at or before `cuda` is "added", NO when it is "dropped" or
@@ -127,6 +134,32 @@ struct gd_kb_cudnn_req {
 enum gd_status gd_kb_cudnn_requirements(const struct gd_kb *kb, const struct gd_version *cudnn,
                                         const struct gd_version *cuda, const struct gd_version *cc,
                                         enum gd_kb_os os, struct gd_kb_cudnn_req *out);
+
+#define GD_KB_CUDNN_LIST_MAX 16
+
+/* One package of the cuDNN support matrix (a row of cudnn_builds). */
+struct gd_kb_cudnn_build {
+    struct gd_version cudnn, cudnn_last; /* cudnn_last == cudnn for a single release */
+    unsigned long cuda_major;
+    size_t ncuda;
+    struct gd_version cuda[GD_KB_CUDNN_LIST_MAX];
+    bool cuda_list_complete;
+    bool has_driver_linux, has_driver_windows;
+    struct gd_version driver_linux, driver_windows;
+    size_t ncc; /* compute capabilities listed; or cc_min when has_cc_min */
+    struct gd_version cc[GD_KB_CUDNN_LIST_MAX];
+    bool has_cc_min;
+    struct gd_version cc_min;
+    const struct gd_kb_row *row;
+};
+
+/* The packages of cuDNN `cudnn` (matched at the precision it is written with, as
+ * gd_kb_cudnn_supports_cuda; NULL: every package), newest release first. Fills at most `cap`
+ * (beyond it, the rows first in the table are the ones kept), returns how many there are; rows
+ * whose versions do not parse or whose lists are longer than GD_KB_CUDNN_LIST_MAX are left
+ * out. */
+size_t gd_kb_cudnn_builds(const struct gd_kb *kb, const struct gd_version *cudnn,
+                          struct gd_kb_cudnn_build *out, size_t cap);
 
 /* ---- TensorFlow (tf_builds) ------------------------------------------------------------------ */
 
@@ -168,6 +201,9 @@ struct gd_kb_torch_variant {
  * GD_ENOENT when the version is unknown, GD_ELIMIT when more than `cap` variants. */
 enum gd_status gd_kb_torch_variants(const struct gd_kb *kb, const struct gd_version *torch,
                                     struct gd_kb_torch_variant *out, size_t cap, size_t *n);
+
+/* The release matrix row of PyTorch minor `torch` (its Python range), or NULL. */
+const struct gd_kb_row *gd_kb_torch_matrix(const struct gd_kb *kb, const struct gd_version *torch);
 
 /* ---- Newest release a driver runs ----------------------------------------------------------- */
 

@@ -478,6 +478,72 @@ static void test_newest_for_driver(void **state)
     assert_int_equal(gd_kb_torch_newest_for_driver(kb, NULL, GD_KB_OS_LINUX, false, &p), GD_EINVAL);
 }
 
+/* ---- Lists for the compat command ------------------------------------------------------------ */
+
+static void test_lists(void **state)
+{
+    (void)state;
+    struct gd_version v[128];
+    /* cuda-rn-13.2.2's Table 3: 13.2 is the newest, 7.0 the oldest; 12.7 does not exist. */
+    size_t n = gd_kb_cuda_versions(kb, v, 128);
+    assert_true(n >= 30 && n <= 128);
+    expect_ver(&v[0], "13.2");
+    expect_ver(&v[n - 1], "7.0");
+    for (size_t i = 0; i < n; i++)
+        assert_false(strcmp(v[i].text, "12.7") == 0);
+    assert_int_equal(gd_kb_cuda_versions(kb, v, 2), n);
+    expect_ver(&v[1], "13.1");
+    /* cuda_arch names 2.0 (the lowest) to 12.1, 7.2 among them (CUDA 13.0 drops it). */
+    n = gd_kb_arch_ccs(kb, v, 128);
+    expect_ver(&v[0], "2.0");
+    expect_ver(&v[n - 1], "12.1");
+    bool has72 = false;
+    for (size_t i = 0; i < n; i++)
+        has72 = has72 || strcmp(v[i].text, "7.2") == 0;
+    assert_true(has72);
+
+    /* cuDNN 8.9: the 8.9.6 and 8.9.5 packages, CUDA 12 before CUDA 11 for each. */
+    struct gd_kb_cudnn_build b[16];
+    struct gd_version c = ver("8.9");
+    assert_int_equal(gd_kb_cudnn_builds(kb, &c, b, 16), 4);
+    expect_ver(&b[0].cudnn, "8.9.6");
+    assert_int_equal(b[0].cuda_major, 12);
+    assert_int_equal(b[0].ncuda, 3);
+    expect_ver(&b[0].cuda[2], "12.2");
+    assert_true(b[0].has_driver_linux);
+    expect_ver(&b[0].driver_linux, "525.60.13");
+    expect_ver(&b[0].driver_windows, "527.41");
+    assert_int_equal(b[0].ncc, 9);
+    expect_ver(&b[1].cudnn, "8.9.6");
+    assert_int_equal(b[1].cuda_major, 11);
+    expect_ver(&b[3].cudnn, "8.9.5");
+    /* 8.2.0 - 8.2.1: a range, cc_min rather than a list. */
+    c = ver("8.2.1");
+    size_t k = gd_kb_cudnn_builds(kb, &c, b, 16);
+    assert_int_equal(k, 5);
+    expect_ver(&b[0].cudnn_last, "8.2.1");
+    assert_true(b[0].has_cc_min);
+    assert_int_equal(b[0].ncc, 0);
+    /* 9.1.0 for CUDA 12: the list was lost in the stored copy. */
+    c = ver("9.1.0");
+    k = gd_kb_cudnn_builds(kb, &c, b, 16);
+    assert_int_equal(k, 2);
+    assert_int_equal(b[0].cuda_major, 12);
+    assert_false(b[0].cuda_list_complete);
+    /* All packages; a capacity too small keeps the count. */
+    size_t all = gd_kb_cudnn_builds(kb, NULL, b, 16);
+    assert_true(all >= 40);
+    assert_int_equal(gd_kb_cudnn_builds(kb, NULL, NULL, 0), all);
+    c = ver("6.0");
+    assert_int_equal(gd_kb_cudnn_builds(kb, &c, b, 16), 0);
+
+    /* torch-release-matrix: "2.1 | >=3.8, <=3.11". */
+    c = ver("2.1.2");
+    assert_string_equal(gd_kb_str(gd_kb_torch_matrix(kb, &c), "python"), ">=3.8, <=3.11");
+    c = ver("1.9");
+    assert_null(gd_kb_torch_matrix(kb, &c));
+}
+
 /* ---- JAX, CuPy, ONNX Runtime ---------------------------------------------------------------- */
 
 static void test_jax_cupy_ort(void **state)
@@ -574,12 +640,19 @@ static void test_broken_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cuda_min_driver),    cmocka_unit_test(test_driver_meets),
-        cmocka_unit_test(test_driver_runs_cuda),   cmocka_unit_test(test_forward_compat),
-        cmocka_unit_test(test_cuda_supports_cc),   cmocka_unit_test(test_cudnn_supports_cuda),
-        cmocka_unit_test(test_cudnn_requirements), cmocka_unit_test(test_tf_build),
-        cmocka_unit_test(test_torch_variants),     cmocka_unit_test(test_newest_for_driver),
-        cmocka_unit_test(test_jax_cupy_ort),       cmocka_unit_test(test_broken_tables),
+        cmocka_unit_test(test_cuda_min_driver),
+        cmocka_unit_test(test_driver_meets),
+        cmocka_unit_test(test_driver_runs_cuda),
+        cmocka_unit_test(test_forward_compat),
+        cmocka_unit_test(test_cuda_supports_cc),
+        cmocka_unit_test(test_cudnn_supports_cuda),
+        cmocka_unit_test(test_cudnn_requirements),
+        cmocka_unit_test(test_tf_build),
+        cmocka_unit_test(test_torch_variants),
+        cmocka_unit_test(test_newest_for_driver),
+        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_jax_cupy_ort),
+        cmocka_unit_test(test_broken_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
