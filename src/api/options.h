@@ -16,6 +16,11 @@ struct gd_options {
     bool calls;                /* ask libraries their versions (gd_options_set_calls) */
     struct gd_strlist pythons; /* gd_options_add_python, in the order given */
     struct gd_strlist sites;   /* gd_options_add_site, in the order given */
+    /* A machine described for compat and plan (include/gpudoctor/advise.h). */
+    bool described;
+    char *driver;           /* gd_options_set_driver */
+    char *os;               /* gd_options_set_os: "linux" or "windows" */
+    struct gd_strlist gpus; /* "gpu:<model>" and "cc:<x.y>", in the order given */
 };
 
 #endif
