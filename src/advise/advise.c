@@ -39,6 +39,7 @@ struct gd_advice *gd_adv_new(const struct gd_adv_machine *m, const char *command
     a->machine = *m;
     struct gd_adv_machine *c = &a->machine;
     c->where = dup(a, m->where);
+    c->root = dup(a, m->root);
     c->driver_kind = dup(a, m->driver_kind);
     c->driver_ref = dup(a, m->driver_ref);
     c->no_driver = dup(a, m->no_driver);

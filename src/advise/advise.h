@@ -29,6 +29,7 @@ struct gd_arena;
 /* A GPU of the machine: a model (NULL when only a compute capability is known) and its compute
  * capability when known, each with the source it came from. */
 struct gd_adv_gpu {
+    unsigned count; /* GPUs of this model and compute capability (a machine with two RTX 3090) */
     const char *name;
     bool has_cc;
     struct gd_version cc;
@@ -39,7 +40,8 @@ struct gd_adv_gpu {
 /* The machine an answer is about. Strings are borrowed for the call. */
 struct gd_adv_machine {
     bool given;        /* described by options, not read from a machine */
-    const char *where; /* "this machine", "the tree at /img", "a machine given by options" */
+    const char *where; /* "this machine", "the --root tree", "the described machine" */
+    const char *root;  /* the --root directory, or NULL */
     bool has_driver;
     struct gd_version driver;
     const char *driver_kind, *driver_ref;

@@ -125,6 +125,7 @@ static enum gd_kb_answer plan_builds(struct gd_advice *a, const struct gd_kb *kb
             target = c;
     }
     struct gd_adv_section *up = gd_adv_section(a, "What to upgrade");
+    bool later = target && gd_version_cmp_parts(&list[0].release, &target->release, 3) > 0;
     if (!target) {
         gd_adv_line(a, up, GD_ADV_NOTE, GD_KB_UNKNOWN,
                     "No %s build in the knowledge base has a CUDA that surely compiles for these "
@@ -137,8 +138,8 @@ static enum gd_kb_answer plan_builds(struct gd_advice *a, const struct gd_kb *kb
             "Nothing to upgrade for %s: %s %s is the newest release in the knowledge base%s, and "
             "this driver runs it with its CUDA's own minimum.",
             name, framework, best->release.text,
-            target != &list[0] ? " whose CUDA can compile for these GPUs" : "");
-        if (target != &list[0])
+            later ? " whose CUDA can compile for these GPUs" : "");
+        if (later)
             gd_adv_cite(a, l, kb, list[0].cc_row);
         gd_adv_cite(a, l, kb, best->row);
         gd_adv_cite(a, l, kb, best->need.toolkit_row);
@@ -150,15 +151,16 @@ static enum gd_kb_answer plan_builds(struct gd_advice *a, const struct gd_kb *kb
             snprintf(need, sizeof need, "%s", gd_adv_need_text(a, &target->need, &target->cuda));
         struct gd_adv_line *l = gd_adv_line(
             a, up, GD_ADV_UPGRADE, GD_KB_UNKNOWN,
-            "Upgrade the NVIDIA driver to %s to run %s %s%s%s with CUDA %s's own driver%s.", need,
-            framework, target->release.text, target->tag[0] ? " " : "", target->tag,
+            "%s %s to run %s %s%s%s with CUDA %s's own driver%s.",
+            a->machine.has_driver ? "Upgrade the NVIDIA driver to" : "Install an NVIDIA driver of",
+            need, framework, target->release.text, target->tag[0] ? " " : "", target->tag,
             target->cuda.text,
             target->cc_judged ? ": the newest release whose CUDA can compile for these GPUs"
                               : ": the newest release in the knowledge base (no GPU judged)");
         gd_adv_cite(a, l, kb, target->need.toolkit_row);
         gd_adv_cite(a, l, kb, target->need.compat_row);
         gd_adv_cite(a, l, kb, target->row);
-        if (target != &list[0] && target->cc_judged) {
+        if (later && target->cc_judged) {
             l = gd_adv_line(a, up, GD_ADV_FACT, GD_KB_UNKNOWN,
                             "No driver brings a later release to these GPUs: %s.",
                             gd_adv_choice_reason(a, &list[0]));

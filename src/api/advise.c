@@ -146,6 +146,7 @@ static enum gd_status described(const struct gd_options *o, const struct gd_kb *
         const char *item = o->gpus.items[i];
         struct gd_adv_gpu *g = &m->gpus[m->ngpus++];
         memset(g, 0, sizeof *g);
+        g->count = 1;
         if (strncmp(item, "cc:", 3) == 0) {
             g->has_cc = gd_version_parse(item + 3, &g->cc) == GD_OK;
             g->cc_kind = "option";
@@ -196,9 +197,11 @@ static enum gd_status probe(const struct gd_options *o, const struct gd_kb *kb,
         return GD_ENOMEM;
     const struct gd_report *r = p->report;
     bool live = gd_root_is_live(p->root);
-    snprintf(p->where, sizeof p->where, live ? "this machine" : "the tree at %s",
-             gd_root_dir(p->root));
-    m->where = p->where;
+    m->where = live ? "this machine" : "the --root tree";
+    if (!live) {
+        snprintf(p->where, sizeof p->where, "%s", gd_root_dir(p->root));
+        m->root = p->where;
+    }
     struct gd_kb_env env;
     const struct gd_fact *driver = NULL;
     gd_rules_kb_env(r, &env, &driver);
@@ -226,10 +229,27 @@ static enum gd_status probe(const struct gd_options *o, const struct gd_kb *kb,
         const struct gd_entity *e = gd_report_entity_at(r, i);
         if (strcmp(gd_entity_kind(e), "gpu") != 0)
             continue;
+        const char *model = gd_fact_known_value(gd_entity_fact(e, "model"));
+        const struct gd_fact *cc = gd_entity_fact(e, "compute_capability");
+        /* GPUs of one model are one question. */
+        struct gd_adv_gpu *same = NULL;
+        for (size_t k = 0; k < m->ngpus && !same; k++) {
+            const struct gd_adv_gpu *prev = &m->gpus[k];
+            bool names =
+                (!prev->name && !model) || (prev->name && model && strcmp(prev->name, model) == 0);
+            const char *occ = prev->has_cc ? prev->cc.text : NULL, *ncc = gd_fact_known_value(cc);
+            bool ccs = (!occ && !ncc) || (occ && ncc && strcmp(occ, ncc) == 0);
+            if (names && ccs)
+                same = &m->gpus[k];
+        }
+        if (same) {
+            same->count++;
+            continue;
+        }
         struct gd_adv_gpu *g = &m->gpus[m->ngpus++];
         memset(g, 0, sizeof *g);
-        g->name = gd_fact_known_value(gd_entity_fact(e, "model"));
-        const struct gd_fact *cc = gd_entity_fact(e, "compute_capability");
+        g->count = 1;
+        g->name = model;
         g->has_cc =
             gd_fact_known_value(cc) && gd_version_parse(gd_fact_known_value(cc), &g->cc) == GD_OK;
         g->why = cc ? gd_fact_reason(cc) : "not recorded";

@@ -62,7 +62,10 @@ static void machine_text(const struct gd_advice *a, struct gd_buf *out)
     const struct gd_adv_machine *m = &a->machine;
     struct gd_buf line;
     gd_buf_init(&line, 64 * 1024);
-    gd_buf_printf(&line, "Machine: %s.", m->where);
+    if (m->root)
+        gd_buf_printf(&line, "Machine: the tree at %s (--root).", m->root);
+    else
+        gd_buf_printf(&line, "Machine: %s.", m->where);
     if (m->has_driver)
         gd_buf_printf(&line, " Driver %s [%s %s].", m->driver.text, m->driver_kind, m->driver_ref);
     else if (m->given)
@@ -71,8 +74,12 @@ static void machine_text(const struct gd_advice *a, struct gd_buf *out)
         gd_buf_printf(&line, " No NVIDIA driver (%s).", m->no_driver ? m->no_driver : "not found");
     for (size_t i = 0; i < m->ngpus; i++) {
         const struct gd_adv_gpu *g = &m->gpus[i];
-        gd_buf_printf(&line, " GPU %s%s", g->name ? g->name : "",
-                      g->name && (g->has_cc || g->why) ? ", " : "");
+        if (g->count > 1)
+            gd_buf_printf(&line, " %u GPUs %s%s", g->count, g->name ? g->name : "",
+                          g->name && (g->has_cc || g->why) ? ", " : "");
+        else
+            gd_buf_printf(&line, " GPU %s%s", g->name ? g->name : "",
+                          g->name && (g->has_cc || g->why) ? ", " : "");
         if (g->has_cc)
             gd_buf_printf(&line, "compute capability %s [%s %s].", g->cc.text, g->cc_kind,
                           g->cc_ref);
@@ -87,7 +94,11 @@ static void machine_text(const struct gd_advice *a, struct gd_buf *out)
     gd_buf_puts(&line, ".");
     if (gd_buf_status(&line) != GD_OK)
         out->status = gd_buf_status(&line);
-    wrap(out, gd_buf_str(&line), 0, 2);
+    /* A --root path is not wrapped: the output must not depend on its length. */
+    if (m->root)
+        gd_buf_puts(out, gd_buf_str(&line));
+    else
+        wrap(out, gd_buf_str(&line), 0, 2);
     gd_buf_putc(out, '\n');
     gd_buf_free(&line);
 }
@@ -194,6 +205,7 @@ static struct json_object *machine_json(const struct gd_adv_machine *m)
     struct json_object *o = json_object_new_object();
     json_object_object_add(o, "given", json_object_new_boolean(m->given));
     json_object_object_add(o, "where", str_or_null(m->where));
+    json_object_object_add(o, "root", str_or_null(m->root));
     struct json_object *d = json_object_new_object();
     if (m->has_driver) {
         json_object_object_add(d, "state", json_object_new_string("known"));
@@ -214,6 +226,7 @@ static struct json_object *machine_json(const struct gd_adv_machine *m)
         const struct gd_adv_gpu *g = &m->gpus[i];
         struct json_object *go = json_object_new_object();
         json_object_object_add(go, "name", str_or_null(g->name));
+        json_object_object_add(go, "count", json_object_new_int64(g->count));
         json_object_object_add(go, "compute_capability",
                                g->has_cc ? json_object_new_string(g->cc.text) : NULL);
         if (!g->has_cc && g->why)

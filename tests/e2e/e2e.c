@@ -4,6 +4,8 @@
  *   gd_e2e case NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/NAME.case on a fixture root
  *   gd_e2e live NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   this machine (77 when it has a driver)
  *   gd_e2e cli  NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   one command-line behaviour (cli_tests)
+ *   gd_e2e cmd  NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/NAME.cmd: one command whose
+ *                                                        output is compared with NAME.out
  *
  * A case runs `gpudoctor check --root tests/fixtures/roots/<root> --json` and checks the report
  * against tests/e2e/NAME.case, then runs the text renderer (`--color never -v`) and compares it
@@ -752,12 +754,12 @@ static void check_stderr(const struct run *r, char *const *has, size_t n, const 
         fail("%s wrote to standard error:\n%s", what, r->err);
 }
 
-/* The text output against tests/e2e/NAME.txt, or its new version under GD_BLESS=1. */
-static void check_golden(const struct ctx *x, const char *text)
+/* The output against tests/e2e/NAME.EXT, or its new version under GD_BLESS=1. */
+static void check_golden_ext(const struct ctx *x, const char *text, const char *ext)
 {
     char *dir = path_join(x->src, "tests/e2e");
     struct sb golden_name = { 0 };
-    sb_printf(&golden_name, "%s.txt", x->name);
+    sb_printf(&golden_name, "%s.%s", x->name, ext);
     char *golden = path_join(dir, golden_name.p);
     char *actual_path = path_join(x->work, golden_name.p);
     const char *bless = getenv("GD_BLESS");
@@ -778,7 +780,7 @@ static void check_golden(const struct ctx *x, const char *text)
         fail("cannot write %s", actual_path);
         goto out;
     }
-    fail("the text output differs from tests/e2e/%s%s:", golden_name.p,
+    fail("the output differs from tests/e2e/%s%s:", golden_name.p,
          access(golden, F_OK) == 0 ? "" : " (which does not exist yet)");
     char *diff[] = { "diff", "-u", access(golden, F_OK) == 0 ? golden : "/dev/null", actual_path,
                      NULL };
@@ -795,6 +797,11 @@ out:
     free(golden);
     free(actual_path);
     free(dir);
+}
+
+static void check_golden(const struct ctx *x, const char *text)
+{
+    check_golden_ext(x, text, "txt");
 }
 
 /* Compiled objects are padded to this size: their sizes are facts printed in golden files. */
@@ -1216,6 +1223,92 @@ static int run_case(const struct ctx *x)
     return failures ? 1 : 0;
 }
 
+/* ---- one command with a golden output -------------------------------------------------------- */
+
+/* tests/e2e/NAME.cmd: `arg WORD` lines (one argv entry each, verbatim, @ROOTS@ the fixture
+ * directory), `exit N`, optionally `json` (standard output must be one JSON object) and `stderr
+ * TEXT` lines; the standard output is compared with tests/e2e/NAME.out. */
+static char *expand(const char *arg, const struct ctx *x);
+
+static int run_cmd(const struct ctx *x)
+{
+    char *dir = path_join(x->src, "tests/e2e");
+    struct sb file = { 0 };
+    sb_printf(&file, "%s/%s.cmd", dir, x->name);
+    free(dir);
+    char *text = read_all(file.p, NULL);
+    if (!text) {
+        printf("cannot read %s: %s\n", file.p, strerror(errno));
+        free(file.p);
+        return 2;
+    }
+    char *argv[ARGS_MAX];
+    char *err_has[ITEMS_MAX];
+    size_t n = 0, nerr = 0;
+    int status = -1;
+    bool json = false, ok = true;
+    argv[n++] = xstrdup(x->gpudoctor);
+    size_t lineno = 0;
+    for (char *line = text, *next; ok && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        if (!*line || line[0] == '#')
+            continue;
+        if (strncmp(line, "arg ", 4) == 0 && n + 1 < ARGS_MAX)
+            argv[n++] = expand(line + 4, x);
+        else if (strncmp(line, "exit ", 5) == 0)
+            status = atoi(line + 5);
+        else if (strcmp(line, "json") == 0)
+            json = true;
+        else if (strncmp(line, "stderr ", 7) == 0 && nerr < ITEMS_MAX)
+            err_has[nerr++] = xstrdup(line + 7);
+        else {
+            printf("%s:%zu: unknown directive \"%s\"\n", file.p, lineno, line);
+            ok = false;
+        }
+    }
+    argv[n] = NULL;
+    free(text);
+    if (ok && status < 0) {
+        printf("%s: a command needs \"exit\"\n", file.p);
+        ok = false;
+    }
+    free(file.p);
+    if (ok) {
+        print_command("$", argv);
+        struct run r;
+        if (run(argv, x->work, &r)) {
+            check_status(&r, status, "gpudoctor");
+            check_stderr(&r, err_has, nerr, "gpudoctor");
+            if (json) {
+                struct json_object *j = json_tokener_parse(r.out);
+                if (!j || !json_object_is_type(j, json_type_object))
+                    fail("standard output is not a JSON object:\n%s", r.out);
+                json_object_put(j);
+            }
+            if (r.status != -1) {
+                char *roots = path_join(x->src, "tests/fixtures/roots");
+                char *normal = replace_all(r.out, roots, "@ROOTS@");
+                check_golden_ext(x, normal, "out");
+                free(normal);
+                free(roots);
+            }
+            run_free(&r);
+        } else {
+            fail("cannot run %s", x->gpudoctor);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    for (size_t i = 0; i < nerr; i++)
+        free(err_has[i]);
+    if (!ok)
+        return 2;
+    return failures ? 1 : 0;
+}
+
 /* ---- this machine -------------------------------------------------------------------------- */
 
 /* Where distributions, NVIDIA's installer and the container toolkit put libcuda.so.1 (the list
@@ -1580,7 +1673,7 @@ static int run_cli(const struct ctx *x)
 int main(int argc, char **argv)
 {
     if (argc != 7) {
-        fprintf(stderr, "usage: gd_e2e case|live|cli NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
+        fprintf(stderr, "usage: gd_e2e case|live|cli|cmd NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -1595,6 +1688,8 @@ int main(int argc, char **argv)
         rc = run_live(&x);
     else if (strcmp(mode, "cli") == 0)
         rc = run_cli(&x);
+    else if (strcmp(mode, "cmd") == 0)
+        rc = run_cmd(&x);
     else
         fprintf(stderr, "gd_e2e: unknown mode %s\n", mode);
     if (rc == 0)
