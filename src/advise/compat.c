@@ -355,7 +355,8 @@ static enum gd_kb_answer cuda_version(struct gd_advice *a, const struct gd_kb *k
     enum gd_status sl = gd_kb_cuda_min_driver(kb, v, GD_KB_OS_LINUX, &lin);
     enum gd_status sw = gd_kb_cuda_min_driver(kb, v, GD_KB_OS_WINDOWS, &win);
     struct gd_adv_section *s = gd_adv_section(a, "CUDA %s", v->text);
-    if (sl != GD_OK && sw != GD_OK) {
+    /* A version without a row of its own is not known to exist, whatever its family. */
+    if ((sl != GD_OK || !lin.has_toolkit) && (sw != GD_OK || !win.has_toolkit)) {
         gd_adv_line(a, s, GD_ADV_NOTE, GD_KB_UNKNOWN,
                     "CUDA %s is not in the cuda_toolkit table (gpudoctor compat cuda lists the "
                     "versions it has).",
