@@ -166,7 +166,8 @@ static size_t torch_variants(const struct gd_kb *kb, const struct gd_kb_env *env
             n++;
         }
     }
-    qsort(out, n < cap ? n : cap, sizeof *out, newest_cuda_first);
+    if (out && n && cap)
+        qsort(out, n < cap ? n : cap, sizeof *out, newest_cuda_first);
     return n;
 }
 
@@ -276,7 +277,8 @@ size_t gd_kb_tf_choices(const struct gd_kb *kb, const struct gd_kb_env *env,
         }
         n++;
     }
-    qsort(out, n < cap ? n : cap, sizeof *out, newest_release_first);
+    if (out && n && cap)
+        qsort(out, n < cap ? n : cap, sizeof *out, newest_release_first);
     return n;
 }
 

@@ -181,11 +181,23 @@ static void set_build(struct gd_fw *fw, const char *build, struct gd_source src)
     gd_fact_str(fw->entity, "build", build, src);
 }
 
+/* `src` into `dst` (size `size`), cut short when it does not fit: a version too long for the
+ * field is kept as a fact in full, the field only steers later choices. (A plain copy rather than
+ * snprintf, whose truncation GCC's -O2 format checks refuse here.) */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static void set_cuda(struct gd_fw *fw, const char *cuda, struct gd_source src)
 {
     if (fw->cuda[0] || !cuda || !cuda[0])
         return;
-    snprintf(fw->cuda, sizeof fw->cuda, "%s", cuda);
+    copy_cut(fw->cuda, sizeof fw->cuda, cuda);
     gd_fact_str(fw->entity, "build.cuda", cuda, src);
 }
 
@@ -193,7 +205,7 @@ static void set_cudnn(struct gd_fw *fw, const char *cudnn, struct gd_source src)
 {
     if (fw->cudnn[0] || !cudnn || !cudnn[0])
         return;
-    snprintf(fw->cudnn, sizeof fw->cudnn, "%s", cudnn);
+    copy_cut(fw->cudnn, sizeof fw->cudnn, cudnn);
     gd_fact_str(fw->entity, "build.cudnn", cudnn, src);
 }
 
