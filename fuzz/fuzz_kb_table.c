@@ -24,8 +24,12 @@ static bool mentions(const uint8_t *data, size_t size, const char *name)
 
 static void walk(const struct gd_kb_table *t)
 {
-    static const char *const fields[] = { "source",   "os_id",  "commands", "before",
-                                          "variable", "values", "keys",     "" };
+    /* Fields of every shipped table, strings and lists (the compatibility tables' versions
+     * and lists too: cuda, cc, linux, cudnn, tensorflow, torch). */
+    static const char *const fields[] = { "source",     "os_id",  "commands", "before",
+                                          "variable",   "values", "keys",     "kind",
+                                          "cuda",       "cc",     "linux",    "cudnn",
+                                          "tensorflow", "torch",  "also",     "" };
     size_t rows = gd_kb_row_count(t);
     FUZZ_CHECK(gd_kb_row_at(t, rows) == NULL);
     for (size_t r = 0; r < rows; r++) {

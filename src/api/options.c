@@ -33,6 +33,9 @@ void gd_options_free(struct gd_options *o)
     gd_env_free(o->extra);
     gd_strlist_free(&o->pythons);
     gd_strlist_free(&o->sites);
+    gd_free(o->driver);
+    gd_free(o->os);
+    gd_strlist_free(&o->gpus);
     gd_free(o);
 }
 

@@ -24,6 +24,11 @@ struct gd_options {
     unsigned timeout_ms;             /* gd_options_set_timeout; 0: each step's default */
     gd_progress_fn progress;         /* gd_options_set_progress, or NULL */
     void *progress_user;
+    /* A machine described for compat and plan (include/gpudoctor/advise.h). */
+    bool described;
+    char *driver;           /* gd_options_set_driver */
+    char *os;               /* gd_options_set_os: "linux" or "windows" */
+    struct gd_strlist gpus; /* "gpu:<model>" and "cc:<x.y>", in the order given */
 };
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The gpudoctor command: main.c dispatches to one file per command. Commands use the public
  * API (include/gpudoctor) for everything they diagnose, and src/os only for the terminal.
- * Exit status: 0 no error finding, 1 an error finding, 2 usage or internal error.
+ * Exit status: 0 no error finding, 1 an error finding, 2 usage or internal error; compat and
+ * plan: 0 yes, 1 no, 3 the knowledge base cannot tell.
  */
 #ifndef GD_CLI_CLI_H
 #define GD_CLI_CLI_H
@@ -13,6 +14,7 @@
 #define GD_EXIT_OK      0
 #define GD_EXIT_FINDING 1
 #define GD_EXIT_USAGE   2
+#define GD_EXIT_UNKNOWN 3 /* compat, plan: the knowledge base cannot tell */
 
 /* Argument cursor over argv, understanding "--name=value" and "--name value". */
 struct gd_args {
@@ -69,5 +71,15 @@ int gd_print_report(const struct gd_report *report, const struct gd_report_args 
 int gd_cmd_check(int argc, char **argv);
 int gd_cmd_which(int argc, char **argv);
 int gd_cmd_test(int argc, char **argv);
+int gd_cmd_compat(int argc, char **argv);
+int gd_cmd_plan(int argc, char **argv);
+
+struct gd_options;
+struct gd_advice;
+typedef enum gd_status (*gd_advise_fn)(const struct gd_options *opts, const char *what,
+                                       struct gd_advice **out, char *problem, size_t size);
+/* compat and plan: parse the options, answer with `fn`, print, map the answer to the exit
+ * status. */
+int gd_cli_advise(int argc, char **argv, const char *cmd, const char *usage, gd_advise_fn fn);
 
 #endif

@@ -14,6 +14,8 @@ static const struct command commands[] = {
     { "check", gd_cmd_check, "inspect this machine (or --root DIR) and print findings" },
     { "which", gd_cmd_which, "which library the loader would load, from where, and why" },
     { "test", gd_cmd_test, "run real work on each GPU through every layer, results checked" },
+    { "compat", gd_cmd_compat, "what a version (tensorflow==2.15, cuda==12.4, a GPU) needs" },
+    { "plan", gd_cmd_plan, "the newest releases of a framework that run here, and upgrades" },
 };
 
 static void help(void)
@@ -26,7 +28,8 @@ static void help(void)
                i == 0 ? " (the default)" : "");
     printf("  %-10s %s\n  %-10s %s\n\n", "help", "show this help", "version", "print the version");
     printf("'gpudoctor COMMAND --help' describes a command's options.\n"
-           "Exit status: 0 no error finding, 1 an error finding, 2 usage or internal error.\n");
+           "Exit status: 0 no error finding, 1 an error finding, 2 usage or internal error;\n"
+           "compat and plan: 0 yes, 1 no, 3 the knowledge base cannot tell.\n");
 }
 
 int main(int argc, char **argv)

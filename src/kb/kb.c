@@ -379,6 +379,17 @@ bool gd_kb_list_has(const struct gd_kb_row *row, const char *name, const char *v
     return false;
 }
 
+const struct gd_kb_table *gd_kb_row_table(const struct gd_kb *kb, const struct gd_kb_row *row)
+{
+    for (size_t i = 0; kb && row && i < kb->ntables; i++) {
+        const struct gd_kb_table *t = kb->tables[i];
+        for (size_t k = 0; k < json_object_array_length(t->rows); k++)
+            if ((const struct gd_kb_row *)json_object_array_get_idx(t->rows, k) == row)
+                return t;
+    }
+    return NULL;
+}
+
 const char *gd_kb_row_source(const struct gd_kb_row *row)
 {
     return gd_kb_str(row, "source");

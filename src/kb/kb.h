@@ -47,6 +47,9 @@ const char *gd_kb_list_at(const struct gd_kb_row *row, const char *field, size_t
 /* True when the array field holds `value` (exact match). */
 bool gd_kb_list_has(const struct gd_kb_row *row, const char *field, const char *value);
 
+/* The table that holds `row` (rows do not point back; the KB's tables are searched), or NULL. */
+const struct gd_kb_table *gd_kb_row_table(const struct gd_kb *kb, const struct gd_kb_row *row);
+
 /* The row's source id and that source's URL and title (borrowed; URL NULL when missing). */
 const char *gd_kb_row_source(const struct gd_kb_row *row);
 const char *gd_kb_source_url(const struct gd_kb_table *t, const char *source_id);

@@ -13,6 +13,12 @@ void gd_render_markdown(const struct gd_report *r, const struct gd_render_option
                         struct gd_buf *out);
 void gd_render_prometheus(const struct gd_report *r, struct gd_buf *out);
 
+/* The answers of compat and plan (src/advise). */
+struct gd_advice;
+void gd_render_advice_text(const struct gd_advice *a, const struct gd_render_options *o,
+                           struct gd_buf *out);
+void gd_render_advice_json(const struct gd_advice *a, struct gd_buf *out);
+
 /* "driver.kernel_module.version", or "LD_LIBRARY_PATH[1].path": the entity id and the fact. */
 void gd_render_fact_label(const struct gd_fact *f, struct gd_buf *out);
 /* "535.104.05", "absent (not set)", "unknown (permission denied)". */

@@ -115,42 +115,70 @@ static void release_of(const char *version, char *buf, size_t size)
         *plus = '\0';
 }
 
-static void cpu_only_fix(struct gd_finding *f, const struct gd_entity *fw, bool system)
+/* The fix of a CPU-only build: the CUDA build to install instead, chosen from the tables for
+ * this machine's driver and GPUs (src/kb/pick.h). */
+static void cpu_only_fix(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb,
+                         const struct gd_entity *fw, bool system)
 {
     const char *framework = gd_fw_val(fw, "framework"), *dist = gd_fw_val(fw, "dist");
     char release[64];
     release_of(gd_fw_val(fw, "version"), release, sizeof release);
+    struct gd_kb_env env;
+    const struct gd_fact *driver = NULL;
+    gd_rules_kb_env(r, &env, &driver);
+    gd_finding_add_evidence(f, driver);
+    struct gd_version rel;
+    bool has_rel = gd_version_parse(release, &rel) == GD_OK;
     if (system) {
         gd_finding_add_fix(f,
                            "This copy comes from the distribution's packages (%s), built "
                            "without CUDA: install the framework's CUDA build from pip in a "
-                           "virtual environment (`python3 -m venv ~/venv-gpu && "
-                           "~/venv-gpu/bin/pip install %s`).",
-                           gd_fw_val(fw, "site"),
-                           strcmp(framework, "tensorflow") == 0 ? "'tensorflow[and-cuda]'"
-                                                                : framework);
+                           "virtual environment (`python3 -m venv ~/venv-gpu && . "
+                           "~/venv-gpu/bin/activate`).",
+                           gd_fw_val(fw, "site"));
+        if (strcmp(framework, "torch") == 0 || strcmp(framework, "tensorflow") == 0 ||
+            strcmp(framework, "jax") == 0)
+            gd_fw_fix_best(f, kb, &env, framework, NULL, "There, install");
         return;
     }
     if (strcmp(framework, "torch") == 0) {
-        gd_finding_add_fix(f,
-                           "Replace it with a CUDA build of the same release: `pip install "
-                           "--force-reinstall torch==%s --index-url "
-                           "https://download.pytorch.org/whl/cuXXX` (cuXXX: a CUDA variant "
-                           "PyTorch publishes for %s that this driver supports, listed on "
-                           "pytorch.org's \"Previous PyTorch Versions\" page).",
-                           release, release);
+        char lead[160];
+        snprintf(lead, sizeof lead,
+                 "`pip uninstall %s`, then install the CUDA build of the same release that this "
+                 "machine runs:",
+                 dist);
+        if (!has_rel || !gd_fw_fix_best(f, kb, &env, "torch", &rel, lead)) {
+            gd_finding_add_fix(f,
+                               "No CUDA build of torch %s in the knowledge base surely runs on "
+                               "this machine.",
+                               release);
+            gd_fw_fix_best(f, kb, &env, "torch", NULL,
+                           "`pip uninstall torch`, then install the newest release that does:");
+        }
     } else if (strcmp(framework, "tensorflow") == 0) {
-        gd_finding_add_fix(f,
-                           "`pip uninstall %s` then `pip install 'tensorflow[and-cuda]==%s'` "
-                           "(the and-cuda extra brings the CUDA and cuDNN wheels; for releases "
-                           "without it install tensorflow==%s and the CUDA/cuDNN of its tested "
-                           "build configuration).",
-                           dist, release, release);
+        char lead[160];
+        snprintf(lead, sizeof lead,
+                 "`pip uninstall %s`, then install the CUDA build of the same "
+                 "release:",
+                 dist);
+        if (!has_rel || !gd_fw_fix_best(f, kb, &env, "tensorflow", &rel, lead)) {
+            gd_finding_add_fix(f,
+                               "No tested CUDA build of TensorFlow %s in the knowledge base surely "
+                               "runs on this machine.",
+                               release);
+            snprintf(lead, sizeof lead,
+                     "`pip uninstall %s`, then install the newest release that does:", dist);
+            gd_fw_fix_best(f, kb, &env, "tensorflow", NULL, lead);
+        }
     } else if (strcmp(framework, "jax") == 0) {
-        gd_finding_add_fix(f,
-                           "Install JAX's CUDA plugin beside jaxlib %s: `pip install "
-                           "'jax-cuda12-plugin[with_cuda]'` (CUDA 12 with its wheels).",
-                           release);
+        char lead[160];
+        snprintf(lead, sizeof lead, "Beside jaxlib %s, install", release);
+        if (!gd_fw_fix_best(f, kb, &env, "jax", NULL, lead))
+            gd_finding_add_fix(f, "No JAX CUDA plugin in the knowledge base surely runs with %s%s.",
+                               env.has_driver ? "driver "
+                                              : "this machine's driver (version "
+                                                "unknown)",
+                               env.has_driver ? env.driver.text : "");
     } else if (strcmp(framework, "onnxruntime") == 0) {
         gd_finding_add_fix(f, "`pip uninstall onnxruntime` then `pip install onnxruntime-gpu` "
                               "(both provide the onnxruntime module; with both installed the "
@@ -160,7 +188,7 @@ static void cpu_only_fix(struct gd_finding *f, const struct gd_entity *fw, bool 
     }
 }
 
-static void cpu_only(struct gd_report *r, const struct fwix *ix, bool gpu)
+static void cpu_only(struct gd_report *r, const struct gd_kb *kb, const struct fwix *ix, bool gpu)
 {
     for (size_t i = 0; i < ix->nfws; i++) {
         const struct gd_entity *fw = ix->fws[i];
@@ -185,7 +213,7 @@ static void cpu_only(struct gd_report *r, const struct fwix *ix, bool gpu)
         gd_finding_add_evidence(f, gd_entity_fact(fw, "version"));
         if (gpu) {
             gd_finding_add_evidence(f, gd_rf(r, "gpus", "count"));
-            cpu_only_fix(f, fw, system);
+            cpu_only_fix(f, r, kb, fw, system);
         }
     }
 }
@@ -194,7 +222,7 @@ static void cpu_only(struct gd_report *r, const struct fwix *ix, bool gpu)
 
 /* The pip wheel that ships a library family for a CUDA major ("nvidia-cudnn-cu12"), from the
  * cuda_libraries table, or NULL. */
-static const char *wheel_for(const struct gd_kb *kb, const char *family, unsigned long cuda_major)
+const char *gd_fw_wheel_for(const struct gd_kb *kb, const char *family, unsigned long cuda_major)
 {
     const struct gd_kb_table *t = gd_kb_table(kb, "cuda_libraries");
     char suffix[16];
@@ -248,7 +276,7 @@ static void missing_fix(struct gd_finding *f, struct gd_buf *pip, struct gd_buf 
     struct gd_version cv;
     const char *wheel = NULL;
     if (family && cuda && gd_version_parse(cuda, &cv) == GD_OK)
-        wheel = wheel_for(kb, family, gd_version_major(&cv));
+        wheel = gd_fw_wheel_for(kb, family, gd_version_major(&cv));
     char fact[160], spec[200];
     snprintf(fact, sizeof fact, "requires.%s", wheel ? wheel : "");
     const char *pin = wheel ? gd_fw_val(fw, fact) : NULL;
@@ -302,6 +330,8 @@ static void missing_libraries(struct gd_report *r, const struct fwix *ix, const 
             needed = needed || strcmp(gd_fw_val(lib, "how"), "needed") == 0;
             n++;
         }
+        if (gd_buf_status(&names) == GD_ENOMEM)
+            gd_report_out_of_memory(r);
         if (n == 0 || gd_buf_status(&names) != GD_OK) {
             gd_buf_free(&names);
             continue;
@@ -332,6 +362,8 @@ static void missing_libraries(struct gd_report *r, const struct fwix *ix, const 
             missing_fix(f, &pip, &other, kb, fw, lib);
         }
         const char *cuda = gd_fw_val(fw, "build.cuda"), *cudnn = gd_fw_val(fw, "build.cudnn");
+        if (gd_buf_status(&pip) == GD_ENOMEM || gd_buf_status(&other) == GD_ENOMEM)
+            gd_report_out_of_memory(r);
         if (gd_buf_status(&pip) == GD_OK && gd_buf_str(&pip)[0])
             gd_finding_add_fix(f, "In %s: `pip install%s` (the pins %s %s itself states).",
                                gd_fw_val(fw, "env"), gd_buf_str(&pip), gd_fw_val(fw, "dist"),
@@ -451,7 +483,94 @@ static void judge_list(struct judged *j, const struct gd_fact *sass, const struc
     }
 }
 
-static void report_judged(struct gd_report *r, const struct judged *j)
+#define BOUND_CHOICES 192
+
+/* The releases whose CUDA can compile for compute capability major.minor at all (cuda_arch),
+ * against the installed release: a GPU newer than every build of it, or older than the CUDA of
+ * every later release, is told the bound; between the bounds the tables cannot say which
+ * releases carry the code. */
+static void cc_bounds_fix(struct gd_finding *f, const struct gd_kb *kb, const struct judged *j)
+{
+    const char *framework = gd_fw_val(j->fw, "framework");
+    bool torch = framework && strcmp(framework, "torch") == 0;
+    if (!torch && !(framework && strcmp(framework, "tensorflow") == 0))
+        return;
+    const char *name = torch ? "PyTorch" : "TensorFlow";
+    static struct gd_kb_choice list[BOUND_CHOICES];
+    struct gd_kb_env env;
+    memset(&env, 0, sizeof env);
+    char cc_text[16];
+    snprintf(cc_text, sizeof cc_text, "%u.%u", j->major, j->minor);
+    struct gd_version cc, rel;
+    char release[64];
+    release_of(gd_fw_val(j->fw, "version"), release, sizeof release);
+    if (gd_version_parse(cc_text, &cc) != GD_OK || gd_version_parse(release, &rel) != GD_OK)
+        return;
+    gd_kb_env_add_cc(&env, &cc);
+    size_t n = torch ? gd_kb_torch_choices(kb, &env, list, BOUND_CHOICES)
+                     : gd_kb_tf_choices(kb, &env, list, BOUND_CHOICES);
+    if (n > BOUND_CHOICES)
+        n = BOUND_CHOICES;
+    const struct gd_kb_choice *newest = NULL, *oldest = NULL, *after = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (list[i].cc != GD_KB_YES)
+            continue;
+        if (!newest) {
+            newest = &list[i];
+            /* The oldest build of the next newer release. */
+            for (size_t k = i; k-- > 0 && !after;)
+                if (gd_version_cmp_parts(&list[k].release, &newest->release, 3) != 0)
+                    after = &list[k];
+        }
+        oldest = &list[i];
+    }
+    if (!newest) {
+        gd_finding_add_fix(f,
+                           "No %s build in the knowledge base has a CUDA that can compile for "
+                           "compute capability %s (its newest, %s, uses CUDA %s).",
+                           name, cc_text, n ? list[0].release.text : "-",
+                           n ? list[0].cuda.text : "-");
+        if (n)
+            gd_fix_reference(f, kb, list[0].cc_row);
+        return;
+    }
+    if (gd_version_cmp_parts(&rel, &newest->release, 2) > 0 && after && after->cc == GD_KB_NO) {
+        gd_finding_add_fix(
+            f,
+            "No %s release after %s can serve compute capability %s: the later "
+            "ones are built with CUDA %s or newer, which cannot compile for it "
+            "(CUDA %s %s it). %s %s is the newest whose CUDA still can; whether "
+            "its build carries sm_%u%u is not in the knowledge base.",
+            name, newest->release.text, cc_text, after->cuda.text,
+            gd_kb_str(after->cc_row, "cuda") ? gd_kb_str(after->cc_row, "cuda") : "?",
+            gd_kb_str(after->cc_row, "event") ? gd_kb_str(after->cc_row, "event") : "changed", name,
+            newest->release.text, j->major, j->minor);
+        gd_fix_reference(f, kb, after->cc_row);
+        gd_fw_fix_choice(f, kb, &env, framework, newest, "To try it:");
+        return;
+    }
+    if (gd_version_cmp_parts(&rel, &oldest->release, 2) < 0) {
+        const struct gd_kb_row *why = NULL;
+        gd_kb_cuda_supports_cc(kb, &oldest->cuda, &cc, &why);
+        gd_finding_add_fix(f,
+                           "The oldest %s release whose CUDA can compile for compute capability "
+                           "%s is %s (CUDA %s; CUDA %s added it); releases before it cannot "
+                           "serve this GPU. Whether a given build carries sm_%u%u is not in the "
+                           "knowledge base: install one and run gpudoctor again.",
+                           name, cc_text, oldest->release.text, oldest->cuda.text,
+                           why && gd_kb_str(why, "cuda") ? gd_kb_str(why, "cuda") : "?", j->major,
+                           j->minor);
+        gd_fix_reference(f, kb, why);
+        return;
+    }
+    gd_finding_add_fix(f,
+                       "%s releases from %s to %s have a CUDA that can compile for compute "
+                       "capability %s; which of them carry sm_%u%u is not in the knowledge base.",
+                       name, oldest->release.text, newest->release.text, cc_text, j->major,
+                       j->minor);
+}
+
+static void report_judged(struct gd_report *r, const struct gd_kb *kb, const struct judged *j)
 {
     const char *cc = gd_fw_val(j->gpu, "compute_capability"), *model = gd_fw_val(j->gpu, "model");
     char release[64];
@@ -479,10 +598,9 @@ static void report_judged(struct gd_report *r, const struct judged *j)
                            cc);
         gd_finding_add_fix(f,
                            "Install a release of %s whose CUDA build lists sm_%u%u (or PTX of "
-                           "compute_%u%u or lower): for a GPU newer than the release, a newer "
-                           "release with a newer CUDA; for an older GPU, an older release that "
-                           "still supports it.",
+                           "compute_%u%u or lower).",
                            gd_fw_val(j->fw, "framework"), j->major, j->minor, j->major, j->minor);
+        cc_bounds_fix(f, kb, j);
     }
     gd_finding_add_evidence(f, gd_entity_fact(j->gpu, "compute_capability"));
     for (size_t i = 0; i < j->nevidence; i++)
@@ -492,8 +610,8 @@ static void report_judged(struct gd_report *r, const struct judged *j)
 /* One finding per framework and compute capability (two RTX 3090s are one question), the
  * worst of its libraries; TensorFlow's build_info.py list counts when no fat binary of it was
  * read. */
-static void judge_framework(struct gd_report *r, const struct fwix *ix, const struct gd_entity *fw,
-                            const struct gd_entity *gpu)
+static void judge_framework(struct gd_report *r, const struct gd_kb *kb, const struct fwix *ix,
+                            const struct gd_entity *fw, const struct gd_entity *gpu)
 {
     const char *cc = gd_fw_val(gpu, "compute_capability");
     struct judged j = { fw, gpu, 0, 0, SERVED, { NULL }, 0 };
@@ -513,10 +631,10 @@ static void judge_framework(struct gd_report *r, const struct fwix *ix, const st
     if (!any && gd_fact_known_value(list))
         judge_list(&j, list, list, true);
     if (j.worst != SERVED)
-        report_judged(r, &j);
+        report_judged(r, kb, &j);
 }
 
-static void kernels(struct gd_report *r, const struct fwix *ix)
+static void kernels(struct gd_report *r, const struct gd_kb *kb, const struct fwix *ix)
 {
     for (size_t g = 0; g < ix->ngpus; g++) {
         const struct gd_entity *gpu = ix->gpus[g];
@@ -529,7 +647,7 @@ static void kernels(struct gd_report *r, const struct fwix *ix)
             seen = occ && strcmp(occ, cc) == 0;
         }
         for (size_t i = 0; i < ix->nfws && !seen; i++)
-            judge_framework(r, ix, ix->fws[i], gpu);
+            judge_framework(r, kb, ix, ix->fws[i], gpu);
     }
 }
 
@@ -629,9 +747,9 @@ void gd_rule_frameworks(struct gd_report *r, const struct gd_kb *kb)
         return;
     }
     bool gpu = gd_fw_gpu_present(r);
-    cpu_only(r, &ix, gpu);
+    cpu_only(r, kb, &ix, gpu);
     missing_libraries(r, &ix, kb);
-    kernels(r, &ix);
+    kernels(r, kb, &ix);
     cudnn_conflicts(r, &ix);
     gd_free(ix.all);
 }

@@ -5,9 +5,11 @@
 #include <string.h>
 
 static const gd_rule_fn all_rules[] = {
-    gd_rule_driver, gd_rule_devices,    gd_rule_container,  gd_rule_wsl,     gd_rule_env,
-    gd_rule_libs,   gd_rule_frameworks, gd_rule_keras,      gd_rule_imports, gd_rule_root,
-    gd_rule_kb,     gd_rule_cuda,       gd_rule_gpu_health, gd_rule_visible, gd_rule_vendor_calls,
+    gd_rule_driver,     gd_rule_devices,      gd_rule_container,  gd_rule_wsl,
+    gd_rule_env,        gd_rule_libs,         gd_rule_frameworks, gd_rule_fwdriver,
+    gd_rule_fwversions, gd_rule_windows,      gd_rule_keras,      gd_rule_imports,
+    gd_rule_root,       gd_rule_kb,           gd_rule_cuda,       gd_rule_gpu_health,
+    gd_rule_visible,    gd_rule_vendor_calls,
 };
 
 void gd_rules_run(struct gd_report *report, const struct gd_kb *kb)
@@ -54,6 +56,51 @@ void gd_machine_of(const struct gd_report *r, struct gd_machine *m)
         m->module_version || gd_fact_is_true(gd_rf(r, "driver", "module.nvidia.loaded"));
     m->userspace = gd_rv(r, "driver", "libcuda.path") != NULL;
     m->os_id = gd_rv(r, "host", "os.id");
+}
+
+void gd_rules_kb_env(const struct gd_report *r, struct gd_kb_env *env,
+                     const struct gd_fact **driver)
+{
+    memset(env, 0, sizeof *env);
+    const struct gd_fact *d = gd_rf(r, "driver", "kernel_module.version");
+    if (!gd_fact_known_value(d))
+        d = gd_rf(r, "driver", "libcuda.version");
+    if (gd_fact_known_value(d) && gd_version_parse(gd_fact_known_value(d), &env->driver) == GD_OK)
+        env->has_driver = true;
+    else
+        d = NULL;
+    if (driver)
+        *driver = d;
+    const char *os = gd_rv(r, "host", "os.id");
+    env->os = os && strcmp(os, "windows") == 0 ? GD_KB_OS_WINDOWS : GD_KB_OS_LINUX;
+    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
+        const struct gd_entity *e = gd_report_entity_at(r, i);
+        struct gd_version cc;
+        const char *v = strcmp(gd_entity_kind(e), "gpu") == 0
+                            ? gd_fact_known_value(gd_entity_fact(e, "compute_capability"))
+                            : NULL;
+        if (v && gd_version_parse(v, &cc) == GD_OK)
+            gd_kb_env_add_cc(env, &cc);
+    }
+}
+
+const char *gd_rules_row_url(const struct gd_kb *kb, const struct gd_kb_row *row)
+{
+    return row ? gd_kb_source_url(gd_kb_row_table(kb, row), gd_kb_row_source(row)) : NULL;
+}
+
+void gd_fix_reference(struct gd_finding *f, const struct gd_kb *kb, const struct gd_kb_row *row)
+{
+    const char *url = gd_rules_row_url(kb, row);
+    if (!url || !f)
+        return;
+    /* Rows of one source are cited once. */
+    for (size_t i = 0; i < gd_finding_fix_count(f); i++) {
+        const char *fix = gd_finding_fix_at(f, i);
+        if (strncmp(fix, "Reference: ", 11) == 0 && strcmp(fix + 11, url) == 0)
+            return;
+    }
+    gd_finding_add_fix(f, "Reference: %s", url);
 }
 
 static const struct gd_kb_row *row_for_os(const struct gd_kb_table *t, const char *os, size_t n)

@@ -7,6 +7,7 @@
 #define GD_RULES_RULES_H
 
 #include "core/report.h"
+#include "kb/pick.h"
 
 #include <stdbool.h>
 
@@ -38,6 +39,9 @@ void gd_rule_smoke(struct gd_report *report, const struct gd_kb *kb);
 /* The rules of `gpudoctor test`: the driver's and the vendor calls' findings, and the smoke
  * tests' (rules.c). */
 void gd_rules_run_test(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_fwdriver(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_fwversions(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_windows(struct gd_report *report, const struct gd_kb *kb);
 
 /* ---- helpers shared by the rules ---- */
 
@@ -58,6 +62,18 @@ struct gd_machine {
     const char *module_version;
 };
 void gd_machine_of(const struct gd_report *r, struct gd_machine *m);
+
+/* The machine as the compatibility tables see it (src/kb/pick.h): the driver version (the
+ * running kernel module's, else the user-space libcuda's; `*driver` (may be NULL) receives the
+ * fact it came from, NULL without one), the operating system (`host.os.id` "windows" is native
+ * Windows, anything else Linux) and the compute capability of every GPU. */
+void gd_rules_kb_env(const struct gd_report *r, struct gd_kb_env *env,
+                     const struct gd_fact **driver);
+
+/* "Reference: <url>" for the row's source, when the row and its source are known. */
+void gd_fix_reference(struct gd_finding *f, const struct gd_kb *kb, const struct gd_kb_row *row);
+/* The URL of a row's source, or NULL (borrowed from the KB). */
+const char *gd_rules_row_url(const struct gd_kb *kb, const struct gd_kb_row *row);
 
 /* Add the steps to install the NVIDIA driver on this OS, from the driver_install table. */
 void gd_fix_install_driver(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb);

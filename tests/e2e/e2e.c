@@ -6,6 +6,8 @@
  *   gd_e2e cli  NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   one command-line behaviour (cli_tests)
  *   gd_e2e fake NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/fakes/NAME.case on this machine
  *                                                        with the fake NVIDIA libraries
+ *   gd_e2e cmd  NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR   tests/e2e/NAME.cmd: one command whose
+ *                                                        output is compared with NAME.out
  *
  * A case runs `gpudoctor check --root tests/fixtures/roots/<root> --json` and checks the report
  * against tests/e2e/NAME.case, then runs the text renderer (`--color never -v`) and compares it
@@ -825,12 +827,12 @@ static void check_stderr(const struct run *r, char *const *has, size_t n, const 
         fail("%s wrote to standard error:\n%s", what, r->err);
 }
 
-/* The text output against tests/e2e/NAME.txt, or its new version under GD_BLESS=1. */
-static void check_golden(const struct ctx *x, const char *text)
+/* The output against tests/e2e/NAME.EXT, or its new version under GD_BLESS=1. */
+static void check_golden_ext(const struct ctx *x, const char *text, const char *ext)
 {
     char *dir = path_join(x->src, "tests/e2e");
     struct sb golden_name = { 0 };
-    sb_printf(&golden_name, "%s.txt", x->name);
+    sb_printf(&golden_name, "%s.%s", x->name, ext);
     char *golden = path_join(dir, golden_name.p);
     char *actual_path = path_join(x->work, golden_name.p);
     const char *bless = getenv("GD_BLESS");
@@ -851,7 +853,7 @@ static void check_golden(const struct ctx *x, const char *text)
         fail("cannot write %s", actual_path);
         goto out;
     }
-    fail("the text output differs from tests/e2e/%s%s:", golden_name.p,
+    fail("the output differs from tests/e2e/%s%s:", golden_name.p,
          access(golden, F_OK) == 0 ? "" : " (which does not exist yet)");
     char *diff[] = { "diff", "-u", access(golden, F_OK) == 0 ? golden : "/dev/null", actual_path,
                      NULL };
@@ -868,6 +870,11 @@ out:
     free(golden);
     free(actual_path);
     free(dir);
+}
+
+static void check_golden(const struct ctx *x, const char *text)
+{
+    check_golden_ext(x, text, "txt");
 }
 
 /* Compiled objects are padded to this size: their sizes are facts printed in golden files. */
@@ -1308,6 +1315,92 @@ static int run_case(const struct ctx *x)
     }
     free(root);
     case_free(&c);
+    return failures ? 1 : 0;
+}
+
+/* ---- one command with a golden output -------------------------------------------------------- */
+
+/* tests/e2e/NAME.cmd: `arg WORD` lines (one argv entry each, verbatim, @ROOTS@ the fixture
+ * directory), `exit N`, optionally `json` (standard output must be one JSON object) and `stderr
+ * TEXT` lines; the standard output is compared with tests/e2e/NAME.out. */
+static char *expand(const char *arg, const struct ctx *x);
+
+static int run_cmd(const struct ctx *x)
+{
+    char *dir = path_join(x->src, "tests/e2e");
+    struct sb file = { 0 };
+    sb_printf(&file, "%s/%s.cmd", dir, x->name);
+    free(dir);
+    char *text = read_all(file.p, NULL);
+    if (!text) {
+        printf("cannot read %s: %s\n", file.p, strerror(errno));
+        free(file.p);
+        return 2;
+    }
+    char *argv[ARGS_MAX];
+    char *err_has[ITEMS_MAX];
+    size_t n = 0, nerr = 0;
+    int status = -1;
+    bool json = false, ok = true;
+    argv[n++] = xstrdup(x->gpudoctor);
+    size_t lineno = 0;
+    for (char *line = text, *next; ok && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        if (!*line || line[0] == '#')
+            continue;
+        if (strncmp(line, "arg ", 4) == 0 && n + 1 < ARGS_MAX)
+            argv[n++] = expand(line + 4, x);
+        else if (strncmp(line, "exit ", 5) == 0)
+            status = atoi(line + 5);
+        else if (strcmp(line, "json") == 0)
+            json = true;
+        else if (strncmp(line, "stderr ", 7) == 0 && nerr < ITEMS_MAX)
+            err_has[nerr++] = xstrdup(line + 7);
+        else {
+            printf("%s:%zu: unknown directive \"%s\"\n", file.p, lineno, line);
+            ok = false;
+        }
+    }
+    argv[n] = NULL;
+    free(text);
+    if (ok && status < 0) {
+        printf("%s: a command needs \"exit\"\n", file.p);
+        ok = false;
+    }
+    free(file.p);
+    if (ok) {
+        print_command("$", argv);
+        struct run r;
+        if (run(argv, x->work, &r)) {
+            check_status(&r, status, "gpudoctor");
+            check_stderr(&r, err_has, nerr, "gpudoctor");
+            if (json) {
+                struct json_object *j = json_tokener_parse(r.out);
+                if (!j || !json_object_is_type(j, json_type_object))
+                    fail("standard output is not a JSON object:\n%s", r.out);
+                json_object_put(j);
+            }
+            if (r.status != -1) {
+                char *roots = path_join(x->src, "tests/fixtures/roots");
+                char *normal = replace_all(r.out, roots, "@ROOTS@");
+                check_golden_ext(x, normal, "out");
+                free(normal);
+                free(roots);
+            }
+            run_free(&r);
+        } else {
+            fail("cannot run %s", x->gpudoctor);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    for (size_t i = 0; i < nerr; i++)
+        free(err_has[i]);
+    if (!ok)
+        return 2;
     return failures ? 1 : 0;
 }
 
@@ -1783,6 +1876,77 @@ static const struct cli_test cli_tests[] = {
       .args = { "which", "--help" },
       .status = 0,
       .out_has = { "Usage: gpudoctor which NAME [--from ELF] [--dlopen]", "--ldd ELF" } },
+    /* gpudoctor compat and plan */
+    { .name = "compat-no-spec",
+      .args = { "compat", "--driver", "470.82" },
+      .status = 2,
+      .err_has = { "gpudoctor compat: what should be checked? Give NAME, NAME==VERSION or a GPU "
+                   "model",
+                   "Try 'gpudoctor compat --help'" } },
+    { .name = "compat-unknown-name",
+      .args = { "compat", "tensorflo==2.15", "--os", "linux" },
+      .status = 2,
+      .err_has = { "gpudoctor compat: unknown name 'tensorflo' (compat knows tensorflow, torch "
+                   "(pytorch), jax, cuda, cudnn; a GPU is named without '==')" } },
+    { .name = "compat-range",
+      .args = { "compat", "tensorflow>=2.15", "--os", "linux" },
+      .status = 2,
+      .err_has = { "'tensorflow>=2.15': only NAME==VERSION or a bare NAME is understood" } },
+    { .name = "compat-bad-version",
+      .args = { "compat", "cuda==twelve", "--os", "linux" },
+      .status = 2,
+      .err_has = { "gpudoctor compat: 'twelve' is not a version" } },
+    { .name = "compat-bad-driver",
+      .args = { "compat", "cuda==12.4", "--driver", "latest" },
+      .status = 2,
+      .err_has = { "--driver takes a driver version (470.82, 535.104.05), not 'latest'" } },
+    { .name = "compat-bad-cc",
+      .args = { "compat", "cuda==12.4", "--cc", "sm_86" },
+      .status = 2,
+      .err_has = { "--cc takes a compute capability such as 3.7 or 8.6, not 'sm_86'" } },
+    { .name = "compat-bad-os",
+      .args = { "compat", "cuda==12.4", "--os", "macos" },
+      .status = 2,
+      .err_has = { "--os takes linux or windows, not 'macos'" } },
+    { .name = "compat-two-specs",
+      .args = { "compat", "Tesla", "K80", "--os", "linux" },
+      .status = 2,
+      .err_has = { "unexpected argument 'K80' (quote a GPU model with spaces)" } },
+    { .name = "compat-unknown-option",
+      .args = { "compat", "cuda==12.4", "--gpus", "2" },
+      .status = 2,
+      .err_has = { "gpudoctor compat: unknown option '--gpus'" } },
+    { .name = "compat-missing-value",
+      .args = { "compat", "cuda==12.4", "--driver" },
+      .status = 2,
+      .err_has = { "--driver needs a value" } },
+    { .name = "compat-root-missing",
+      .args = { "compat", "cuda==12.4", "--root", "@WORK@/no-such-root" },
+      .status = 2,
+      .err_has = { "--root '", "no such file or directory" } },
+    { .name = "compat-help",
+      .args = { "compat", "--help" },
+      .status = 0,
+      .out_has = { "Usage: gpudoctor compat NAME[==VERSION] [OPTIONS]", "--driver VERSION",
+                   "Exit status: 0 it can run it, 1 it cannot, 3" } },
+    { .name = "compat-json-exit-3",
+      .args = { "compat", "tensorflow==9.9", "--os", "linux", "--json" },
+      .status = 3,
+      .json = true,
+      .out_has = { "\"schema\": \"gpudoctor.compat/1\"", "\"verdict\": \"unknown\"" } },
+    { .name = "plan-no-framework",
+      .args = { "plan", "--os", "linux" },
+      .status = 2,
+      .err_has = { "gpudoctor plan: which framework? Give tensorflow, torch or jax" } },
+    { .name = "plan-unknown-framework",
+      .args = { "plan", "caffe", "--os", "linux" },
+      .status = 2,
+      .err_has = { "gpudoctor plan: 'caffe' is not a framework plan knows (tensorflow, torch, "
+                   "jax)" } },
+    { .name = "plan-help",
+      .args = { "plan", "-h" },
+      .status = 0,
+      .out_has = { "Usage: gpudoctor plan FRAMEWORK [OPTIONS]", "--cc X.Y" } },
 };
 
 static char *expand(const char *arg, const struct ctx *x)
@@ -1870,7 +2034,7 @@ int main(int argc, char **argv)
 {
     if (argc != 7) {
         fprintf(stderr,
-                "usage: gd_e2e case|live|cli|fake NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
+                "usage: gd_e2e case|live|cli|fake|cmd NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -1887,6 +2051,8 @@ int main(int argc, char **argv)
         rc = run_cli(&x);
     else if (strcmp(mode, "fake") == 0)
         rc = run_fake(&x);
+    else if (strcmp(mode, "cmd") == 0)
+        rc = run_cmd(&x);
     else
         fprintf(stderr, "gd_e2e: unknown mode %s\n", mode);
     if (rc == 0)

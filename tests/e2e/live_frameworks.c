@@ -89,8 +89,11 @@ static bool pkg_version(const char *egg, char *out, size_t size)
     bool found = false;
     while (f && !found && fgets(line, sizeof line, f))
         if (strncmp(line, "Version: ", 9) == 0) {
-            snprintf(out, size, "%.200s", line + 9);
-            out[strcspn(out, "\r\n")] = '\0';
+            size_t n = strcspn(line + 9, "\r\n");
+            if (n >= size)
+                n = size - 1;
+            memcpy(out, line + 9, n);
+            out[n] = '\0';
             found = true;
         }
     if (f)
@@ -176,6 +179,7 @@ int main(int argc, char **argv)
     json_object_put(report);
     if (!failures)
         printf("ok: %s reported as a CPU-only torch %s\n", egg, version);
+    /* `egg` is one of the glob's paths. */
     globfree(&g);
     return failures ? 1 : 0;
 }

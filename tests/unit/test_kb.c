@@ -806,7 +806,17 @@ static void test_frameworks_spot_checks(void **state)
     assert_true(fw_loads(r, "sonames", "12.3", "9", "libcufft.so.11"));
     assert_true(fw_loads(r, "sonames", "12.3", "9", "libcusparse.so.12"));
     assert_true(fw_loads(r, "sonames", "12.3", "9", "libcudnn.so.9"));
-    assert_null(fw_dlopen_row(t, "tensorflow", "10.1"));
+    /* tf-issue-39132: 2.2 asks for libcudart.so.10.1 and "libcu***.so.10" for the others;
+     * tf_builds: 2.1 to 2.3 were built with cuDNN 7.6, hence libcudnn.so.7. */
+    r = fw_dlopen_row(t, "tensorflow", "10.1");
+    assert_non_null(r);
+    fw_expect(r, "cuda", "10.1");
+    assert_true(fw_loads(r, "sonames", "10.1", "7.6", "libcudart.so.10.1"));
+    assert_true(fw_loads(r, "sonames", "10.1", "7.6", "libcusolver.so.10"));
+    assert_true(fw_loads(r, "sonames", "10.1", "7.6", "libcudnn.so.7"));
+    assert_false(fw_loads(r, "sonames", "10.1", "7.6", "libcudart.so.10.0"));
+    /* No source read for the CUDA 10.0 builds (1.13 to 2.0): no row. */
+    assert_null(fw_dlopen_row(t, "tensorflow", "10.0"));
     /* jax-cuda-plugin-init: _load("cu13", ["libcusparse.so.12"]), _load("cu13",
      * ["libcusolver.so.12"]), _load("cuda_runtime", ["libcudart.so.12"]). */
     r = fw_dlopen_row(t, "jax", "13.0");

@@ -6,6 +6,7 @@
  * own ("soname:libcudnn.so.9") ends at a '|' instead: "soname:libcudnn.so.9|path=s:/x".
  */
 #define _GNU_SOURCE
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/report.h"
 #include "kb/kb.h"
@@ -1476,14 +1477,70 @@ static const struct rule_case cases[] = {
         "docs/kb.md" } },
     { "no KB problem", gd_rule_kb, 'e', { "host.os.id=s:debian" }, "kb.table-invalid", MISS },
     /* ---- frameworks and Keras ---- */
+    /* 550.54.14 runs both CUDA variants of 2.1.0 (cu121: 530.30.02): the newer one, with the
+     * command of PyTorch's previous-versions page. */
     { "torch +cpu on a GPU machine",
       gd_rule_frameworks,
       'e',
-      { "gpus.count=i:1", FW("/v/t", "torch", "torch", "2.1.0+cpu"), "framework:/v/t.build=s:cpu" },
+      { "gpus.count=i:1", KM("550.54.14"), GPU("8.6"), FW("/v/t", "torch", "torch", "2.1.0+cpu"),
+        "framework:/v/t.build=s:cpu" },
       "framework.cpu-only-build",
       GD_SEV_WARNING,
-      { "framework:/v/t.build", "gpus.count" },
-      { "torch 2.1.0+cpu in /v is a CPU-only build", "torch==2.1.0 --index-url" } },
+      { "framework:/v/t.build", "gpus.count", "driver.kernel_module.version" },
+      { "torch 2.1.0+cpu in /v is a CPU-only build",
+        "`pip uninstall torch`, then install the CUDA build of the same release that this "
+        "machine runs: torch 2.1.0, its cu121 wheel (CUDA 12.1): `pip install torch==2.1.0 "
+        "--index-url https://download.pytorch.org/whl/cu121`.",
+        "Reference: https://github.com/pytorch/pytorch.github.io/blob/" } },
+    /* 470.82.01: cu121 not at all (the 12 family needs 525), cu118 through minor version
+     * compatibility (450.80.02). */
+    { "torch +cpu on a 470 driver",
+      gd_rule_frameworks,
+      'e',
+      { "gpus.count=i:1", KM("470.82.01"), GPU("8.6"), FW("/v/t", "torch", "torch", "2.1.0+cpu"),
+        "framework:/v/t.build=s:cpu" },
+      "framework.cpu-only-build",
+      GD_SEV_WARNING,
+      { "driver.kernel_module.version" },
+      { "torch 2.1.0, its cu118 wheel (CUDA 11.8, through minor version compatibility): `pip "
+        "install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu118`." } },
+    /* 450.36.06 runs no variant of 2.5.1 (CUDA 11.8 needs 450.80.02 even through minor
+     * version compatibility): the newest release it does run, 1.12.1's CUDA 10.2 wheel. */
+    { "torch +cpu whose release this driver cannot run",
+      gd_rule_frameworks,
+      'e',
+      { "gpus.count=i:1", KM("450.36.06"), GPU("7.0"), FW("/v/t", "torch", "torch", "2.5.1+cpu"),
+        "framework:/v/t.build=s:cpu" },
+      "framework.cpu-only-build",
+      GD_SEV_WARNING,
+      { "driver.kernel_module.version" },
+      { "No CUDA build of torch 2.5.1 in the knowledge base surely runs on this machine.",
+        "install the newest release that does: torch 1.12.1, its cu102 wheel (CUDA 10.2): `pip "
+        "install torch==1.12.1+cu102 --extra-index-url "
+        "https://download.pytorch.org/whl/cu102`." } },
+    /* Without a driver version nothing is chosen. */
+    { "torch +cpu, driver version unknown",
+      gd_rule_frameworks,
+      'e',
+      { "gpus.count=i:1", "driver.module.nvidia.loaded=b:true", GPU("8.6"),
+        FW("/v/t", "torch", "torch", "2.1.0+cpu"), "framework:/v/t.build=s:cpu" },
+      "framework.cpu-only-build",
+      GD_SEV_WARNING,
+      { "framework:/v/t.build" },
+      { "No CUDA build of torch 2.1.0 in the knowledge base surely runs on this machine.",
+        "The driver's version is not known, so no torch build can be chosen" } },
+    /* jaxlib without a plugin on 550: the CUDA 12 plugin (>= 525, SM 5.2+); not CUDA 13's
+     * (>= 580). */
+    { "jaxlib without its CUDA plugin",
+      gd_rule_frameworks,
+      'e',
+      { "gpus.count=i:1", KM("550.54.14"), GPU("8.6"), FW("/v/t", "jax", "jaxlib", "0.4.30"),
+        "framework:/v/t.build=s:cpu" },
+      "framework.cpu-only-build",
+      GD_SEV_WARNING,
+      { "framework:/v/t.build" },
+      { "Beside jaxlib 0.4.30, install JAX with its CUDA 12 plugin (jax-cuda12-plugin; driver 525 "
+        "or newer, compute capability 5.2 or newer): `pip install -U 'jax[cuda12]'`." } },
     { "Debian's python3-torch without a GPU",
       gd_rule_frameworks,
       'e',
@@ -1494,15 +1551,34 @@ static const struct rule_case cases[] = {
       GD_SEV_INFO,
       { "framework:/v/t.build" },
       { "CPU-only build" } },
+    /* 2.16.1 is tested with CUDA 12.3 (545.23.06): 550.54.14 runs it. */
     { "tensorflow-cpu with a GPU",
       gd_rule_frameworks,
       'e',
-      { "gpus.count=i:2", FW("/v/t", "tensorflow", "tensorflow-cpu", "2.16.1"),
-        "framework:/v/t.build=s:cpu" },
+      { "gpus.count=i:2", KM("550.54.14"), GPU("8.6"),
+        FW("/v/t", "tensorflow", "tensorflow-cpu", "2.16.1"), "framework:/v/t.build=s:cpu" },
       "framework.cpu-only-build",
       GD_SEV_WARNING,
       { "framework:/v/t.build" },
-      { "tensorflow[and-cuda]==2.16.1" } },
+      { "`pip uninstall tensorflow-cpu`, then install the CUDA build of the same release: "
+        "TensorFlow 2.16.1 (tested with CUDA 12.3, cuDNN 8.9): `python3 -m pip install "
+        "'tensorflow[and-cuda]==2.16.1'` (the and-cuda extra brings CUDA and cuDNN).",
+        "Reference: https://www.tensorflow.org/install/source#gpu" } },
+    /* On 470.82.01 2.16.1's CUDA 12.3 does not start. CUDA 11.8 (2.12 to 2.14) would run only
+     * through minor version compatibility, while 2.5.0 to 2.11.0 (CUDA 11.2, 460.27.03) run
+     * with the toolkit's own driver: the newest of those comes first. */
+    { "tensorflow-cpu on a 470 driver",
+      gd_rule_frameworks,
+      'e',
+      { "gpus.count=i:1", KM("470.82.01"), GPU("8.6"),
+        FW("/v/t", "tensorflow", "tensorflow-cpu", "2.16.1"), "framework:/v/t.build=s:cpu" },
+      "framework.cpu-only-build",
+      GD_SEV_WARNING,
+      { "driver.kernel_module.version" },
+      { "No tested CUDA build of TensorFlow 2.16.1 in the knowledge base surely runs",
+        "install the newest release that does: TensorFlow 2.11.0 (tested with CUDA 11.2, cuDNN "
+        "8.1): `python3 -m pip install 'tensorflow==2.11.*'`, with that CUDA and cuDNN installed "
+        "where the loader finds them." } },
     { "a CUDA build",
       gd_rule_frameworks,
       'e',
@@ -1697,6 +1773,220 @@ static const struct rule_case cases[] = {
         FW("/v/tk", "keras", "tf-keras", "2.16.0") },
       "keras.tf-keras-missing",
       MISS },
+    /* ---- frameworks against the driver ---- */
+    /* torch 2.5.1+cu124 on 470.82.01: CUDA 12.4 needs 525 at least; 1.12.1's cu113 (CUDA 11.3,
+     * 465.19.01) is the newest wheel this driver runs with its own minimum. */
+    { "CUDA 12.4 wheel on a 470 driver",
+      gd_rule_fwdriver,
+      'e',
+      { KM("470.82.01"), GPU("8.6"), FW("/v/t", "torch", "torch", "2.5.1+cu124"),
+        "framework:/v/t.build=s:cuda", "framework:/v/t|build.cuda=s:12.4" },
+      "framework.driver-too-old",
+      GD_SEV_ERROR,
+      { "driver.kernel_module.version", "framework:/v/t.build.cuda" },
+      { "torch 2.5.1+cu124 uses CUDA 12.4, which needs NVIDIA driver 525 or newer; this machine "
+        "has 470.82.01",
+        "Upgrade the NVIDIA driver to 550.54.14 or newer (CUDA 12.4's own driver; 525 or newer "
+        "runs it through minor version compatibility).",
+        "Or keep this driver and install torch 1.12.1, its cu113 wheel (CUDA 11.3): `pip install "
+        "torch==1.12.1+cu113 --extra-index-url https://download.pytorch.org/whl/cu113`.",
+        "cudaErrorInsufficientDriver" } },
+    /* TensorFlow 2.4.0 (CUDA 11.0) on 440.33: no 11.x family minimum reached; CUDA 10.1 builds
+     * (2.3.0, 418.39) run. */
+    { "TensorFlow 2.4 on a 440 driver",
+      gd_rule_fwdriver,
+      'e',
+      { KM("440.33.01"), GPU("7.0"), FW("/v/t", "tensorflow", "tensorflow", "2.4.0"),
+        "framework:/v/t.build=s:cuda", "framework:/v/t|build.cuda=s:11.0" },
+      "framework.driver-too-old",
+      GD_SEV_ERROR,
+      { "framework:/v/t.build.cuda" },
+      { "needs NVIDIA driver 450.80.02 or newer; this machine has 440.33.01",
+        "Or keep this driver and install TensorFlow 2.3.0 (tested with CUDA 10.1, cuDNN 7.6): "
+        "`python3 -m pip install 'tensorflow==2.3.*'`" } },
+    /* The libcudart it loads decides: torch built for 12.1 but loading a 12.4 runtime. */
+    { "the loaded runtime is newer than the build",
+      gd_rule_fwdriver,
+      'e',
+      { KM("520.61.05"), FW("/v/t", "torch", "torch", "2.1.0+cu121"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.1", LIB("cudart", "libcudart.so.12"),
+        "framework_lib:/v/t:cudart.path=s:/v/s/nvidia/cuda_runtime/lib/libcudart.so.12",
+        "framework_lib:/v/t:cudart.version=s:12.4.127" },
+      "framework.driver-too-old",
+      GD_SEV_ERROR,
+      { "framework_lib:/v/t:cudart.version" },
+      { "uses CUDA 12.4.127, which needs NVIDIA driver 525 or newer" } },
+    { "a driver new enough",
+      gd_rule_fwdriver,
+      'e',
+      { KM("550.54.14"), FW("/v/t", "torch", "torch", "2.5.1+cu124"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.4" },
+      "framework.driver-too-old",
+      MISS },
+    { "WSL: the Windows driver is not judged here",
+      gd_rule_fwdriver,
+      'e',
+      { WSL2, "driver.libcuda.version=s:470.82.01", FW("/v/t", "torch", "torch", "2.5.1+cu124"),
+        "framework:/v/t.build=s:cuda", "framework:/v/t|build.cuda=s:12.4" },
+      "framework.driver-too-old",
+      MISS },
+    { "CUDA 12.4 on a 535 driver",
+      gd_rule_fwdriver,
+      'e',
+      { KM("535.104.05"), FW("/v/t", "torch", "torch", "2.5.1+cu124"),
+        "framework:/v/t.build=s:cuda", "framework:/v/t|build.cuda=s:12.4" },
+      "framework.driver-minor-compat",
+      GD_SEV_INFO,
+      { "driver.kernel_module.version", "framework:/v/t.build.cuda" },
+      { "torch 2.5.1+cu124 runs CUDA 12.4 on driver 535.104.05 through minor version "
+        "compatibility",
+        "upgrade the NVIDIA driver to 550.54.14 or newer", "cudaErrorUnsupportedPtxVersion" } },
+    { "CUDA 12.4 on its own driver",
+      gd_rule_fwdriver,
+      'e',
+      { KM("550.54.14"), FW("/v/t", "torch", "torch", "2.5.1+cu124"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.4" },
+      "framework.driver-minor-compat",
+      MISS },
+    /* ---- frameworks against the libraries they load ---- */
+    /* TensorFlow 2.15.0 states cuDNN 8 only; its tested build is 8.9. */
+    { "TensorFlow 2.15 loads cuDNN 8.6",
+      gd_rule_fwversions,
+      'e',
+      { FW("/v/t", "tensorflow", "tensorflow", "2.15.0"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.2", "framework:/v/t|build.cudnn=s:8",
+        LIB("cudnn", "libcudnn.so.8"),
+        "framework_lib:/v/t:cudnn.path=s:/v/s/nvidia/cudnn/lib/libcudnn.so.8",
+        "framework_lib:/v/t:cudnn.version=s:8.6.0.163", "framework_lib:/v/t:cudnn.rule=s:runpath" },
+      "framework.cudnn-older-than-build",
+      GD_SEV_ERROR,
+      { "framework_lib:/v/t:cudnn.version", "framework_lib:/v/t:cudnn.path",
+        "framework:/v/t.build.cudnn" },
+      { "tensorflow 2.15.0 loads cuDNN 8.6.0.163, older than the cuDNN 8.9 it was built with",
+        "tensorflow 2.15.0 was built with cuDNN 8.9 (its tested build configuration, "
+        "https://www.tensorflow.org/install/source#gpu).",
+        "In /v: `pip install 'nvidia-cudnn-cu12>=8.9,<9'`.",
+        "Loaded runtime CuDNN library: 8.6.0.163 but source was compiled with: 8.9" } },
+    /* torch pins its cuDNN; a system copy found first through the cache is older. */
+    { "torch pins cuDNN 8.9.2.26, the cache gives 8.5",
+      gd_rule_fwversions,
+      'e',
+      { FW("/v/t", "torch", "torch", "2.1.0+cu121"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.1",
+        "framework:/v/t|requires.nvidia-cudnn-cu12=s:==8.9.2.26", LIB("cudnn", "libcudnn.so.8"),
+        "framework_lib:/v/t:cudnn.path=s:/usr/lib/x86_64-linux-gnu/libcudnn.so.8",
+        "framework_lib:/v/t:cudnn.version=s:8.5.0", "framework_lib:/v/t:cudnn.rule=s:ld.so.cache" },
+      "framework.cudnn-older-than-build",
+      GD_SEV_ERROR,
+      { "framework:/v/t.requires.nvidia-cudnn-cu12", "framework_lib:/v/t:cudnn.rule" },
+      { "The loader finds /usr/lib/x86_64-linux-gnu/libcudnn.so.8 first (ld.so.cache)",
+        "In /v: `pip install 'nvidia-cudnn-cu12==8.9.2.26'` (the pin torch 2.1.0+cu121 states).",
+        "cuDNN version incompatibility" } },
+    { "a newer cuDNN minor is fine",
+      gd_rule_fwversions,
+      'e',
+      { FW("/v/t", "tensorflow", "tensorflow", "2.15.0"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.2", "framework:/v/t|build.cudnn=s:8",
+        LIB("cudnn", "libcudnn.so.8"),
+        "framework_lib:/v/t:cudnn.path=s:/v/s/nvidia/cudnn/lib/libcudnn.so.8",
+        "framework_lib:/v/t:cudnn.version=s:8.9.7.29" },
+      "framework.cudnn-older-than-build",
+      MISS },
+    { "a cuDNN not found is another finding's",
+      gd_rule_fwversions,
+      'e',
+      { FW("/v/t", "tensorflow", "tensorflow", "2.15.0"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cudnn=s:8", LIB("cudnn", "libcudnn.so.8"),
+        "framework_lib:/v/t:cudnn.path=a:not found", "framework_lib:/v/t:cudnn.version=s:8.6.0" },
+      "framework.cudnn-older-than-build",
+      MISS },
+    { "TensorFlow 2.15 loads the CUDA 12.1 runtime",
+      gd_rule_fwversions,
+      'e',
+      { FW("/v/t", "tensorflow", "tensorflow", "2.15.0"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.2", LIB("cudart", "libcudart.so.12"),
+        "framework_lib:/v/t:cudart.path=s:/v/s/nvidia/cuda_runtime/lib/libcudart.so.12",
+        "framework_lib:/v/t:cudart.version=s:12.1.105" },
+      "framework.cuda-version-mismatch",
+      GD_SEV_WARNING,
+      { "framework_lib:/v/t:cudart.version", "framework:/v/t.build.cuda" },
+      { "tensorflow 2.15.0 loads the CUDA 12.1 runtime, older than the CUDA 12.2 it was built "
+        "with",
+        "In /v: `pip install 'nvidia-cuda-runtime-cu12>=12.2'`." } },
+    { "a newer CUDA runtime",
+      gd_rule_fwversions,
+      'e',
+      { FW("/v/t", "tensorflow", "tensorflow", "2.15.0"), "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.cuda=s:12.2", LIB("cudart", "libcudart.so.12"),
+        "framework_lib:/v/t:cudart.path=s:/v/s/nvidia/cuda_runtime/lib/libcudart.so.12",
+        "framework_lib:/v/t:cudart.version=s:12.3.101" },
+      "framework.cuda-version-mismatch",
+      MISS },
+    /* ---- native Windows ---- */
+    { "TensorFlow 2.15 on native Windows",
+      gd_rule_windows,
+      'e',
+      { "host.os.id=s:windows", FW("/v/t", "tensorflow", "tensorflow", "2.15.0") },
+      "framework.tf-windows-no-gpu",
+      GD_SEV_WARNING,
+      { "host.os.id", "framework:/v/t.version" },
+      { "tensorflow 2.15.0 on native Windows has no GPU support: the last release with it there "
+        "is 2.10",
+        "`conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0 && python -m pip install "
+        "\"tensorflow<2.11\"`",
+        "Or use WSL2, where the Linux build has the GPU, and there: `python3 -m pip install "
+        "tensorflow[and-cuda]`.",
+        "WSL2 needs Windows driver 528.33 or newer." } },
+    { "TensorFlow 2.10 on native Windows",
+      gd_rule_windows,
+      'e',
+      { "host.os.id=s:windows", FW("/v/t", "tensorflow", "tensorflow", "2.10.1") },
+      "framework.tf-windows-no-gpu",
+      MISS },
+    { "TensorFlow 2.15 on Linux",
+      gd_rule_windows,
+      'e',
+      { "host.os.id=s:ubuntu", FW("/v/t", "tensorflow", "tensorflow", "2.15.0") },
+      "framework.tf-windows-no-gpu",
+      MISS },
+    /* ---- GPU code against the GPU: the bounds the tables prove ---- */
+    /* A K80 under torch 2.8: every later release is CUDA 12.6+, which cannot build 3.7. */
+    { "torch 2.8 on a K80",
+      gd_rule_frameworks,
+      'e',
+      { GPU("3.7"), FW("/v/t", "torch", "torch", "2.8.0+cu126"), "framework:/v/t.build=s:cuda",
+        KERNELS("sm_50,sm_60,sm_70,sm_75,sm_80,sm_86,sm_90"), "kernels:/v/k.ptx=s:compute_90" },
+      "framework.no-kernel-for-gpu",
+      GD_SEV_ERROR,
+      { "gpu:0.compute_capability" },
+      { "No PyTorch release after 2.7 can serve compute capability 3.7: the later ones are built "
+        "with CUDA 12.6 or newer, which cannot compile for it (CUDA 12.0 dropped it).",
+        "whether its build carries sm_37 is not in the knowledge base",
+        "To try it: torch 2.7, its cu118 wheel (CUDA 11.8): `pip install 'torch==2.7.*' "
+        "--index-url https://download.pytorch.org/whl/cu118`" } },
+    /* An H100 under torch 1.12: CUDA 11.8 added 9.0; 2.0's cu118 is the first wheel with it. */
+    { "torch 1.12 on an H100",
+      gd_rule_frameworks,
+      'e',
+      { GPU("9.0"), FW("/v/t", "torch", "torch", "1.12.1+cu113"), "framework:/v/t.build=s:cuda",
+        KERNELS("sm_37,sm_50,sm_60,sm_70,sm_75,sm_80,sm_86"), "kernels:/v/k.ptx=a:no PTX entry" },
+      "framework.no-kernel-for-gpu",
+      GD_SEV_ERROR,
+      { "kernels:/v/k.sass" },
+      { "The oldest PyTorch release whose CUDA can compile for compute capability 9.0 is 2.0.1 "
+        "(CUDA 11.8; CUDA 11.8 added it)" } },
+    /* A Blackwell 12.1 under TensorFlow: no tested build has a CUDA that can build it. */
+    { "TensorFlow on compute capability 12.1",
+      gd_rule_frameworks,
+      'e',
+      { GPU("12.1"), FW("/v/t", "tensorflow", "tensorflow", "2.18.0"),
+        "framework:/v/t.build=s:cuda",
+        "framework:/v/t|build.compute_capabilities=s:sm_60,sm_70,sm_80,sm_89" },
+      "framework.no-kernel-for-gpu",
+      GD_SEV_ERROR,
+      { "framework:/v/t.build.compute_capabilities" },
+      { "No TensorFlow build in the knowledge base has a CUDA that can compile for compute "
+        "capability 12.1 (its newest, 2.18.0, uses CUDA 12.5)." } },
 
 };
 
@@ -1795,6 +2085,59 @@ static void test_cases(void **state)
             fail_msg("%s: %s has no fix", c->name, c->id);
         gd_report_free(r);
     }
+}
+
+/* The ids of a report's findings, in order, with their fix steps: what a rule concluded. */
+static void conclusions(const struct gd_report *r, struct gd_buf *out)
+{
+    for (size_t i = 0; i < gd_report_finding_count(r); i++) {
+        const struct gd_finding *f = gd_report_finding_at(r, i);
+        gd_buf_printf(out, "%s: %s\n", gd_finding_id(f), gd_finding_title(f));
+        for (size_t k = 0; k < gd_finding_fix_count(f); k++)
+            gd_buf_printf(out, "  %s\n", gd_finding_fix_at(f, k));
+    }
+}
+
+/* Fail each allocation of a rule run in turn, for every case of the rules that choose builds
+ * from the tables: the report is then marked failed, or the rule concluded exactly what it does
+ * without a failure (never a shorter fix taken for a property of the machine). */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    size_t runs = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct rule_case *c = &cases[i];
+        if (c->rule != gd_rule_fwdriver && c->rule != gd_rule_fwversions &&
+            c->rule != gd_rule_windows && c->rule != gd_rule_frameworks && c->rule != E)
+            continue;
+        struct gd_report *r = report_of(c->facts);
+        gd_alloc_fail_at(0);
+        c->rule(r, embedded);
+        unsigned long total = gd_alloc_fail_at(0);
+        struct gd_buf want;
+        gd_buf_init(&want, 1 << 20);
+        conclusions(r, &want);
+        gd_report_free(r);
+        for (unsigned long n = 1; n <= total; n++) {
+            r = report_of(c->facts);
+            gd_alloc_fail_at(n);
+            c->rule(r, embedded);
+            gd_alloc_fail_at(0);
+            runs++;
+            if (!gd_report_failed(r)) {
+                struct gd_buf got;
+                gd_buf_init(&got, 1 << 20);
+                conclusions(r, &got);
+                if (strcmp(gd_buf_str(&got), gd_buf_str(&want)) != 0)
+                    fail_msg("%s: allocation %lu of %lu failed unnoticed:\n%s", c->name, n, total,
+                             gd_buf_str(&got));
+                gd_buf_free(&got);
+            }
+            gd_report_free(r);
+        }
+        gd_buf_free(&want);
+    }
+    assert_true(runs > 100);
 }
 
 /* Every id docs/findings.md lists has a case that produces it and a near miss. */
@@ -1973,7 +2316,7 @@ int main(void)
         cmocka_unit_test(test_cases),       cmocka_unit_test(test_every_documented_id),
         cmocka_unit_test(test_install_fix), cmocka_unit_test(test_invalid_value_fix),
         cmocka_unit_test(test_kb_problems), cmocka_unit_test(test_empty_report),
-        cmocka_unit_test(test_rules_run),
+        cmocka_unit_test(test_rules_run),   cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
