@@ -41,5 +41,6 @@ int gd_write_output(const char *path, const char *data, size_t len);
 
 int gd_cmd_check(int argc, char **argv);
 int gd_cmd_which(int argc, char **argv);
+int gd_cmd_explain(int argc, char **argv);
 
 #endif

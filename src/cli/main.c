@@ -13,6 +13,8 @@ struct command {
 static const struct command commands[] = {
     { "check", gd_cmd_check, "inspect this machine (or --root DIR) and print findings" },
     { "which", gd_cmd_which, "which library the loader would load, from where, and why" },
+    { "explain", gd_cmd_explain,
+      "why a run failed: its log (or --run -- CMD) against known errors" },
 };
 
 static void help(void)
