@@ -184,7 +184,7 @@ static void set_cuda(struct gd_fw *fw, const char *cuda, struct gd_source src)
 {
     if (fw->cuda[0] || !cuda || !cuda[0])
         return;
-    snprintf(fw->cuda, sizeof fw->cuda, "%s", cuda);
+    snprintf(fw->cuda, sizeof fw->cuda, "%.*s", (int)sizeof fw->cuda - 1, cuda);
     gd_fact_str(fw->entity, "build.cuda", cuda, src);
 }
 

@@ -332,13 +332,14 @@ static void judge_code(struct gd_report *r, const struct gd_entity *gpu, const s
     if (by_sass)
         return;
     const char *model = gd_fw_val(gpu, "model");
+    const char *dist = gd_fw_val(fw, "dist") ? gd_fw_val(fw, "dist") : "the framework";
     char release[64];
     release_of(gd_fw_val(fw, "version"), release, sizeof release);
     if (by_ptx) {
         struct gd_finding *f = gd_finding_add(
             r, "framework.ptx-jit-only", GD_SEV_WARNING,
             "%s %s has no machine code for the %s (compute capability %s), only PTX",
-            gd_fw_val(fw, "dist"), release, model ? model : "GPU", cc);
+            dist, release, model ? model : "GPU", cc);
         gd_finding_set_why(f, "The driver compiles the PTX at first use (%s): minutes of start-up, "
                               "repeated whenever its cache (~/.nv/ComputeCache) is cleared or too "
                               "small, and code not tuned for this GPU.",
@@ -353,8 +354,8 @@ static void judge_code(struct gd_report *r, const struct gd_entity *gpu, const s
     }
     struct gd_finding *f = gd_finding_add(
         r, "framework.no-kernel-for-gpu", GD_SEV_ERROR,
-        "%s %s carries no code the %s (compute capability %s) can run", gd_fw_val(fw, "dist"),
-        release, model ? model : "GPU", cc);
+        "%s %s carries no code the %s (compute capability %s) can run", dist, release,
+        model ? model : "GPU", cc);
     gd_finding_set_why(f, "Neither its machine code (SASS) nor its PTX serves compute capability "
                           "%s (%s): every kernel launch fails with \"no kernel image is available "
                           "for execution on the device\".",
