@@ -77,6 +77,7 @@ struct gd_explain_result {
     struct gd_report *rep; /* owned: arena, copied facts, the causes' findings */
     const char *name;
     uint64_t lines[GD_SCAN_CHANNELS], bytes[GD_SCAN_CHANNELS];
+    uint64_t matched_lines[GD_SCAN_CHANNELS]; /* lines any signature matched */
     uint64_t match_errors;
     struct gd_explain_cause *causes;
     size_t ncauses;

@@ -608,8 +608,9 @@ static void join_kernel_image(struct join *j, struct gd_explain_cause *c)
         if (archs) {
             cite(j, c, gd_entity_fact(fw, "build.compute_capabilities"));
             bool has = strstr(archs, want) != NULL;
-            gd_explain_note(j->r, c, "%s %s was built for %s: %s", evalue(fw, "framework"),
-                            evalue(fw, "version") ? evalue(fw, "version") : "", archs,
+            const char *fw_name = evalue(fw, "framework"), *fw_ver = evalue(fw, "version");
+            gd_explain_note(j->r, c, "%s %s was built for %s: %s",
+                            fw_name ? fw_name : "the framework", fw_ver ? fw_ver : "", archs,
                             has ? "it includes this GPU" : "not for this GPU");
             set_verdict(c, has ? GD_EXPLAIN_NOT_HERE : GD_EXPLAIN_CONFIRMED);
         }

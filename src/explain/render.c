@@ -281,6 +281,8 @@ static void render_json(const struct gd_explain_result *r, struct gd_buf *out)
         json_object_object_add(co, "name", json_object_new_string(channel_name(r, ch)));
         json_object_object_add(co, "lines", json_object_new_int64((int64_t)r->lines[ch]));
         json_object_object_add(co, "bytes", json_object_new_int64((int64_t)r->bytes[ch]));
+        json_object_object_add(co, "matched_lines",
+                               json_object_new_int64((int64_t)r->matched_lines[ch]));
         json_object_array_add(chans, co);
     }
     json_object_object_add(input, "channels", chans);

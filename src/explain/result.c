@@ -49,6 +49,7 @@ enum gd_status gd_explain_result_build(const struct gd_explain *ex, const struct
     for (unsigned c = 0; c < GD_SCAN_CHANNELS; c++) {
         r->lines[c] = gd_scanner_lines(sc, c);
         r->bytes[c] = sc->ch[c].bytes;
+        r->matched_lines[c] = sc->matched_lines[c];
     }
     r->match_errors = sc->match_errors;
 

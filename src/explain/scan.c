@@ -81,63 +81,46 @@ static const unsigned char *find_last_sep(const unsigned char *p, const unsigned
     return NULL;
 }
 
-/* Newlines in [p, e): eight bytes at a time, exactly (a byte is '\n' when its XOR with '\n' is
- * zero; the classic (x - 0x01..) & ~x & 0x80.. test can misfire on the byte after a zero one,
- * so zero bytes are found with the carry-free form instead). */
+/* Newlines in [p, e): memchr (vectorised by the C library) from one to the next, cheaper than
+ * any byte loop on lines of ordinary length. */
 static uint64_t count_nl(const unsigned char *p, const unsigned char *e)
 {
-    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7f7f7f7f7f7f7f7full;
     uint64_t n = 0;
-    while (e - p >= 8 * 255) {
-        uint64_t acc = 0;
-        for (int k = 0; k < 255; k++, p += 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            uint64_t x = w ^ (ones * '\n');
-            uint64_t t = ((x & low7) + low7) | x; /* high bit clear exactly where x's byte is 0 */
-            acc += (~t >> 7) & ones;
-        }
-        n += (acc * ones) >> 56;
+    while (p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+        n++;
+        p++;
     }
-    uint64_t acc = 0;
-    for (; e - p >= 8; p += 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t x = w ^ (ones * '\n');
-        uint64_t t = ((x & low7) + low7) | x;
-        acc += (~t >> 7) & ones;
-    }
-    n += (acc * ones) >> 56;
-    for (; p < e; p++)
-        n += *p == '\n';
     return n;
 }
 
-/* The next position in [p, last] whose 4-byte window hashes to a set bit, or NULL. */
-static const unsigned char *next_candidate(const uint64_t *bitmap, const unsigned char *p,
-                                           const unsigned char *last)
+/* The start of the next key in [p, e) the Wu-Manber search cannot rule out, or NULL: the
+ * literals whose key ends in the 3 bytes before key + m are then compared. */
+static const unsigned char *next_candidate(const struct gd_sigset *set, const unsigned char *p,
+                                           const unsigned char *e)
 {
-    for (; p + 3 < last; p += 4) {
-        uint32_t h0 = gd_sig_hash4(p), h1 = gd_sig_hash4(p + 1);
-        uint32_t h2 = gd_sig_hash4(p + 2), h3 = gd_sig_hash4(p + 3);
-        uint64_t b0 = bitmap[h0 >> 6] >> (h0 & 63), b1 = bitmap[h1 >> 6] >> (h1 & 63);
-        uint64_t b2 = bitmap[h2 >> 6] >> (h2 & 63), b3 = bitmap[h3 >> 6] >> (h3 & 63);
-        if ((b0 | b1 | b2 | b3) & 1)
-            return (b0 & 1) ? p : (b1 & 1) ? p + 1 : (b2 & 1) ? p + 2 : p + 3;
-    }
-    for (; p <= last; p++) {
-        uint32_t h = gd_sig_hash4(p);
-        if ((bitmap[h >> 6] >> (h & 63)) & 1)
-            return p;
+    const size_t m = set->m;
+    if (!m || (size_t)(e - p) < m)
+        return NULL;
+    const unsigned char *last = e - m;
+    const uint8_t *shift = set->shift;
+    while (p <= last) {
+        unsigned s = shift[gd_sig_hash3_after(p + m - 4)]; /* m >= 4 */
+        if (!s) {
+            uint32_t first = gd_sig_hash3(p);
+            if ((set->prefix[first >> 6] >> (first & 63)) & 1)
+                return p;
+            s = 1;
+        }
+        p += s;
     }
     return NULL;
 }
 
-/* The literal whose window is at `w` (inside [b, e)), or NULL when the hit was a collision. */
+/* The literal whose key starts at `w` and which lies inside [b, e), or NULL. */
 static const struct gd_literal *literal_at(const struct gd_sigset *set, const unsigned char *w,
                                            const unsigned char *b, const unsigned char *e)
 {
-    uint32_t h = gd_sig_hash4(w);
+    uint32_t h = gd_sig_hash3(w + set->m - 3);
     size_t lo = 0, hi = set->nlits;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -175,6 +158,10 @@ static void record(struct gd_scanner *s, size_t sig, unsigned channel, uint64_t 
     struct gd_scan_hits *h = &s->hits[sig];
     h->count++;
     h->last_line[channel] = line + 1;
+    if (s->matched_last[channel] != line + 1) {
+        s->matched_last[channel] = line + 1;
+        s->matched_lines[channel]++;
+    }
     enum gd_cause_id cause = s->set->sigs[sig].cause;
     if (s->cause_last[cause][channel] != line + 1) {
         s->cause_last[cause][channel] = line + 1;
@@ -277,7 +264,7 @@ static size_t run_literals_at(struct gd_scanner *s, unsigned channel, uint64_t l
                               const unsigned char *w)
 {
     const struct gd_sigset *set = s->set;
-    uint32_t h = gd_sig_hash4(w);
+    uint32_t h = gd_sig_hash3(w + set->m - 3);
     size_t lo = 0, hi = set->nlits, found = 0;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -307,7 +294,7 @@ static void scan_segment(struct gd_scanner *s, unsigned channel, uint64_t line,
     }
     while (w) {
         run_literals_at(s, channel, line, lb, le, w);
-        w = le - (w + 1) >= 4 ? next_candidate(s->set->bitmap, w + 1, le - 4) : NULL;
+        w = next_candidate(s->set, w + 1, le);
     }
 }
 
@@ -322,8 +309,8 @@ static void scan_region(struct gd_scanner *s, unsigned channel, const unsigned c
     const struct gd_sigset *set = s->set;
     const unsigned char *p = b, *counted = b;
     uint64_t line = ch->line;
-    while (set->nlits && e - p >= 4) {
-        const unsigned char *w = next_candidate(set->bitmap, p, e - 4);
+    while (set->nlits) {
+        const unsigned char *w = next_candidate(set, p, e);
         if (!w)
             break;
         /* Literals hold no line separator: one found anywhere in [b, e) lies in one segment. */
@@ -332,13 +319,18 @@ static void scan_region(struct gd_scanner *s, unsigned channel, const unsigned c
             p = w + 1;
             continue;
         }
-        const unsigned char *lb = w - lit->key_off;
-        while (lb > b && !is_sep(lb[-1]))
-            lb--;
+        /* The segment's start: after the last '\n' before the literal (found while counting the
+         * lines up to it), or after a '\r' between that '\n' and the literal. */
+        const unsigned char *start = w - lit->key_off, *lb = counted, *q;
+        while ((q = memchr(lb, '\n', (size_t)(start - lb))) != NULL) {
+            line++;
+            lb = q + 1;
+        }
+        while ((q = memchr(lb, '\r', (size_t)(start - lb))) != NULL)
+            lb = q + 1;
         const unsigned char *sep = find_sep(w, e);
         const unsigned char *le = sep ? sep : e;
-        line += count_nl(counted, lb);
-        counted = lb;
+        counted = le;
         scan_segment(s, channel, line, lb, le, w);
         p = le;
     }

@@ -75,7 +75,9 @@ struct gd_scanner {
     uint8_t *tries;            /* per signature: windows tried in the stamped segment */
     size_t *window_end;        /* per signature: where its last window ended, from the segment */
     struct gd_scan_channel ch[GD_SCAN_CHANNELS];
-    uint64_t match_errors;                                 /* pattern runs that hit a PCRE2 limit */
+    uint64_t match_errors;                    /* pattern runs that hit a PCRE2 limit */
+    uint64_t matched_lines[GD_SCAN_CHANNELS]; /* distinct lines any signature matched */
+    uint64_t matched_last[GD_SCAN_CHANNELS];
     uint64_t cause_lines[GD_CAUSE_COUNT];                  /* distinct lines matched per cause */
     uint64_t cause_last[GD_CAUSE_COUNT][GD_SCAN_CHANNELS]; /* line + 1 of the last one */
     enum gd_status status; /* GD_OK, or the first failure (GD_ENOMEM); sticky */

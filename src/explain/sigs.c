@@ -86,9 +86,10 @@ static void problem(struct gd_sigset *set, const char *fmt, ...)
 
 /*
  * How common a byte is in ordinary log text, 0 (rare) to 9 (everywhere): lower-case letters,
- * the space and digits of timestamps are common; capitals, quotes and punctuation are not. The
- * prefilter hashes the literal's window with the smallest sum, so that ordinary lines rarely
- * hit a set bit. Only a heuristic: any choice is correct, a poor one is only slower.
+ * the space and digits of timestamps are common; capitals, quotes and punctuation are not. Each
+ * literal keys the search on its stretch of m bytes with the smallest sum, so that the blocks of
+ * ordinary text rarely occur in a key and the search jumps far. Only a heuristic: any choice is
+ * correct, a poor one is only slower.
  */
 static int commonness(unsigned char c)
 {
@@ -105,13 +106,13 @@ static int commonness(unsigned char c)
     return 1;
 }
 
-static uint32_t best_window(const char *lit, size_t len)
+static uint32_t best_key(const char *lit, size_t len, size_t m)
 {
     uint32_t best = 0;
     int best_score = 1 << 30;
-    for (size_t off = 0; off + 4 <= len; off++) {
+    for (size_t off = 0; off + m <= len; off++) {
         int score = 0;
-        for (size_t k = 0; k < 4; k++)
+        for (size_t k = 0; k < m; k++)
             score += commonness((unsigned char)lit[off + k]);
         if (score < best_score) {
             best_score = score;
@@ -144,8 +145,6 @@ static bool add_literal(struct gd_sigset *set, size_t *cap, const char *text, si
         memset(l, 0, sizeof *l);
         l->text = text;
         l->len = (uint32_t)len;
-        l->key_off = best_window(text, len);
-        l->hash = gd_sig_hash4((const unsigned char *)text + l->key_off);
     }
     for (size_t i = 0; i < l->nsigs; i++)
         if (l->sigs[i] == sig)
@@ -369,10 +368,30 @@ enum gd_status gd_sigset_build(const struct gd_kb_table *sigs, const struct gd_k
     for (size_t i = 0; i < rows; i++)
         if (!compile_row(set, sigs, gd_kb_row_at(sigs, i), i, &lit_cap))
             goto nomem;
+    /* Wu-Manber: keys of the shortest literal's length; a block (3 bytes) found i bytes into a
+     * key means that key may end m - 3 - i bytes further; a block in no key allows m - 2. */
+    set->m = GD_SIG_KEY_MAX;
+    for (size_t i = 0; i < set->nlits; i++)
+        if (set->lits[i].len < set->m)
+            set->m = set->lits[i].len;
+    if (!set->nlits)
+        set->m = 0;
+    memset(set->shift, set->m ? (int)(set->m - 2) : 0, sizeof set->shift);
+    for (size_t i = 0; i < set->nlits; i++) {
+        struct gd_literal *l = &set->lits[i];
+        l->key_off = best_key(l->text, l->len, set->m);
+        const unsigned char *key = (const unsigned char *)l->text + l->key_off;
+        l->hash = gd_sig_hash3(key + set->m - 3);
+        uint32_t first = gd_sig_hash3(key);
+        set->prefix[first >> 6] |= (uint64_t)1 << (first & 63);
+        for (uint32_t k = 0; k + 3 <= set->m; k++) {
+            uint32_t h = gd_sig_hash3(key + k);
+            if (set->shift[h] > set->m - 3 - k)
+                set->shift[h] = (uint8_t)(set->m - 3 - k);
+        }
+    }
     if (set->nlits)
         qsort(set->lits, set->nlits, sizeof *set->lits, lit_cmp);
-    for (size_t i = 0; i < set->nlits; i++)
-        set->bitmap[set->lits[i].hash >> 6] |= (uint64_t)1 << (set->lits[i].hash & 63);
     if (set->out_of_memory)
         goto nomem;
     return GD_OK;

@@ -3,13 +3,18 @@
  * into PCRE2 patterns, the causes of explain_causes, and the literal prefilter that finds the
  * few lines worth a regular expression (docs/explain.md, "How a log is scanned").
  *
- * Every signature names literals, one of which occurs in every line it matches. The prefilter
- * hashes one 4-byte window of each literal (the rarest-looking one) into a 64 Ki-bit table; the
- * scanner hashes every 4-byte window of the log, and only where a bit is set does it compare
- * the literal and then run the patterns of the literal's signatures on that line. A signature
- * whose literal is wrong (absent from a line its pattern matches) misses lines: the unit tests
- * check every signature's example, and fuzz_explain_match compares the scanner with running
- * every pattern on every line.
+ * Every signature names literals, one of which occurs in every line it matches. The scanner
+ * finds the literals with the Wu-Manber multi-string search: each literal contributes a key of
+ * m bytes (m: the shortest literal's length, at most GD_SIG_KEY_MAX; the key is the stretch of
+ * the literal made of the rarest-looking bytes), and a table gives, for the hash of any 3 bytes,
+ * how far the end of a key can be from them. The scanner looks at the last 3 bytes of an m-byte
+ * window of the log and jumps by that distance, m - 2 bytes when they occur in no key: most of
+ * the log is never looked at byte by byte. Where the distance is 0 and the window's first 3
+ * bytes also hash like a key's first 3 bytes, it compares the literals whose key ends in those
+ * 3 bytes, and only on a literal found does it run the patterns of the
+ * literal's signatures on that line. A signature whose literal is wrong (absent from a line its
+ * pattern matches) misses lines: the unit tests check every signature's example, and
+ * fuzz_explain_match compares the scanner with running every pattern on every line.
  *
  * A set is built once and read-only afterwards: scanners of several threads may share it.
  * Strings (ids, causes, texts) are borrowed from the KB tables given to gd_sigset_build, which
@@ -25,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct gd_kb_table;
 struct gd_kb_row;
@@ -60,7 +66,9 @@ enum gd_cause_id gd_cause_lookup(const char *name);
 /* Caps on what a signature table may ask for (a --kb override is untrusted input). */
 #define GD_SIG_MAX          1024 /* signatures */
 #define GD_SIG_LITERALS_MAX 8    /* literals of one signature */
-#define GD_SIG_LITERAL_MIN  4    /* bytes: the prefilter hashes a 4-byte window */
+#define GD_SIG_LITERAL_MIN  4    /* bytes: longer than a Wu-Manber block (3) */
+#define GD_SIG_KEY_MAX      32   /* bytes of a literal the search keys on */
+#define GD_SIG_HASH_BITS    14   /* of the 3-byte block hash: a 16 KiB shift table */
 #define GD_SIG_LITERAL_MAX  256
 #define GD_SIG_PATTERN_MAX  4096 /* bytes of one pattern */
 #define GD_SIG_PARAMS_MAX   8    /* named groups plus "set" constants of one signature */
@@ -91,8 +99,8 @@ struct gd_cause_def {
 /* One literal and the signatures it stands for (several signatures may share a literal). */
 struct gd_literal {
     const char *text;
-    uint32_t len, key_off; /* the hashed 4-byte window starts key_off bytes into the literal */
-    uint32_t hash;         /* 16 bits */
+    uint32_t len, key_off; /* its key: m bytes from key_off */
+    uint32_t hash;         /* of the key's last 3 bytes */
     uint16_t *sigs;        /* owned */
     size_t nsigs;
 };
@@ -103,7 +111,9 @@ struct gd_sigset {
     struct gd_cause_def causes[GD_CAUSE_COUNT];
     struct gd_literal *lits; /* sorted by hash */
     size_t nlits;
-    uint64_t bitmap[1024];       /* bit h set when a literal's window hashes to h */
+    uint32_t m;                                     /* key length (0: no literals) */
+    uint8_t shift[1u << GD_SIG_HASH_BITS];          /* Wu-Manber: hash of 3 bytes -> safe jump */
+    uint64_t prefix[(1u << GD_SIG_HASH_BITS) / 64]; /* hash of each key\'s first 3 bytes */
     uint32_t max_groups;         /* the largest capture count + 1, for match data */
     pcre2_general_context *gctx; /* routes PCRE2's allocations through gd_malloc */
     pcre2_match_context *mctx;   /* match and depth limits */
@@ -112,11 +122,24 @@ struct gd_sigset {
     bool out_of_memory; /* the set is incomplete: an allocation failed while building it */
 };
 
-/* The hash of the 4 bytes at `p` (unaligned), as the prefilter computes it. */
-static inline uint32_t gd_sig_hash4(const unsigned char *p)
+/* The hash of the 3 bytes at `p`, as the search computes it. */
+static inline uint32_t gd_sig_hash3(const unsigned char *p)
 {
-    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    return (v * 0x9E3779B1u) >> 16;
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    return (v * 0x9E3779B1u) >> (32 - GD_SIG_HASH_BITS);
+}
+
+/* The same hash of the 3 bytes at p[1..3], from one 4-byte load: the search's inner loop. */
+static inline uint32_t gd_sig_hash3_after(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16;
+#else
+    v >>= 8;
+#endif
+    return (v * 0x9E3779B1u) >> (32 - GD_SIG_HASH_BITS);
 }
 
 /*
