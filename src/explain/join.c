@@ -681,7 +681,7 @@ static void join_xid(struct join *j, struct gd_explain_cause *c)
     }
     /* The GPU at the PCI address of the log, when this machine has it. */
     const char *pci = param(c, "pci");
-    for (size_t i = 0; pci && i < gd_report_entity_count(j->m); i++) {
+    for (size_t i = 0; pci && j->m && i < gd_report_entity_count(j->m); i++) {
         const struct gd_entity *e = gd_report_entity_at(j->m, i);
         const char *bus = evalue(e, "bus_id");
         if (strcmp(gd_entity_kind(e), "gpu") == 0 && bus && strstr(bus, pci)) {

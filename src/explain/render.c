@@ -202,7 +202,7 @@ static void render_text(const struct gd_explain_result *r, const struct gd_rende
             wrapped(out, c->meaning, strlen(INDENT));
         }
         for (size_t k = 0; k < c->nnotes; k++) {
-            label(out, k == 0 ? "here:" : "");
+            label(out, k == 0 ? "notes:" : "");
             wrapped(out, c->notes[k], strlen(INDENT));
         }
         for (size_t k = 0; verbose && k < gd_finding_evidence_count(c->finding); k++) {
