@@ -217,8 +217,12 @@ static void try_sig(struct gd_scanner *s, size_t sig, unsigned channel, uint64_t
     int rc = pcre2_match(g->code, wb, (PCRE2_SIZE)(we - wb), 0, 0, s->md, s->set->mctx);
     if (rc >= 0) {
         record(s, sig, channel, line, lb, le, wb, pcre2_get_ovector_pointer(s->md));
+    } else if (rc == PCRE2_ERROR_NOMEMORY) {
+        /* The interpreter's frames come from gd_malloc: out of memory, as everywhere. */
+        if (s->status == GD_OK)
+            s->status = GD_ENOMEM;
     } else if (rc != PCRE2_ERROR_NOMATCH) {
-        /* A limit (match, depth, heap) or an allocation failure inside PCRE2: this line is not
+        /* A limit (match, depth, heap): this line is not
          * matched by this signature; counted so that the report can say so. */
         s->match_errors++;
     }

@@ -43,12 +43,15 @@ enum gd_cause_id gd_cause_lookup(const char *name)
 }
 
 /* PCRE2 allocates through these, so that the allocation-failure tests reach its allocations
- * too (JIT code memory excepted: it is mapped by PCRE2 itself, and a JIT failure only means the
- * interpreter runs the pattern). */
+ * too (JIT code memory excepted: it is mapped by PCRE2 itself). `data` is the set's flag that an
+ * allocation failed: PCRE2_ERROR_NOMEMORY also means "no executable memory" from the JIT
+ * compiler, which only makes the interpreter run the pattern, and the flag tells the two apart. */
 static void *pcre2_alloc(PCRE2_SIZE size, void *data)
 {
-    (void)data;
-    return gd_malloc(size ? size : 1);
+    void *p = gd_malloc(size ? size : 1);
+    if (!p && data)
+        *(bool *)data = true;
+    return p;
 }
 
 static void pcre2_dealloc(void *p, void *data)
@@ -57,9 +60,9 @@ static void pcre2_dealloc(void *p, void *data)
     gd_free(p);
 }
 
-pcre2_general_context *gd_pcre2_context_new(void)
+pcre2_general_context *gd_pcre2_context_new(bool *alloc_failed)
 {
-    return pcre2_general_context_create(pcre2_alloc, pcre2_dealloc, NULL);
+    return pcre2_general_context_create(pcre2_alloc, pcre2_dealloc, alloc_failed);
 }
 
 static void problem(struct gd_sigset *set, const char *fmt, ...)
@@ -261,7 +264,7 @@ static bool compile_row(struct gd_sigset *set, const struct gd_kb_table *t,
      * on with (*UTF), which would make PCRE2 refuse such lines. */
     int err = 0;
     PCRE2_SIZE at = 0;
-    pcre2_compile_context *cctx = pcre2_compile_context_create(set->gctx);
+    pcre2_compile_context *cctx = pcre2_compile_context_create(set->compile_gctx);
     if (!cctx)
         return false;
     s->code =
@@ -279,8 +282,14 @@ static bool compile_row(struct gd_sigset *set, const struct gd_kb_table *t,
         return true;
     }
     /* JIT where the platform has it; failing that (no JIT, no executable memory) the
-     * interpreter runs the pattern, with the same results. */
-    pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE);
+     * interpreter runs the pattern, with the same results. A failed allocation of ours is a
+     * failure, as everywhere. */
+    set->pcre2_alloc_failed = false;
+    if (pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE) == PCRE2_ERROR_NOMEMORY &&
+        set->pcre2_alloc_failed) {
+        free_sig(s);
+        return false;
+    }
     if (!collect_params(set, s, row)) {
         free_sig(s);
         return !set->out_of_memory;
@@ -339,8 +348,9 @@ enum gd_status gd_sigset_build(const struct gd_kb_table *sigs, const struct gd_k
 {
     memset(set, 0, sizeof *set);
     set->max_groups = 1;
-    set->gctx = gd_pcre2_context_new();
-    if (!set->gctx)
+    set->gctx = gd_pcre2_context_new(NULL);
+    set->compile_gctx = gd_pcre2_context_new(&set->pcre2_alloc_failed);
+    if (!set->gctx || !set->compile_gctx)
         goto nomem;
     set->mctx = pcre2_match_context_create(set->gctx);
     if (!set->mctx)
@@ -392,6 +402,9 @@ enum gd_status gd_sigset_build(const struct gd_kb_table *sigs, const struct gd_k
     }
     if (set->nlits)
         qsort(set->lits, set->nlits, sizeof *set->lits, lit_cmp);
+    /* Compiled patterns keep a copy of the allocator, not of the context. */
+    pcre2_general_context_free(set->compile_gctx);
+    set->compile_gctx = NULL;
     if (set->out_of_memory)
         goto nomem;
     return GD_OK;
@@ -414,6 +427,7 @@ void gd_sigset_free(struct gd_sigset *set)
         gd_free(set->problems[i]);
     pcre2_match_context_free(set->mctx);
     pcre2_general_context_free(set->gctx);
+    pcre2_general_context_free(set->compile_gctx);
     memset(set, 0, sizeof *set);
 }
 

@@ -120,6 +120,11 @@ struct gd_sigset {
     char *problems[GD_SIG_PROBLEMS_MAX];
     size_t nproblems, problems_dropped;
     bool out_of_memory; /* the set is incomplete: an allocation failed while building it */
+    /* While building: compile contexts come from compile_gctx, whose allocator raises
+     * pcre2_alloc_failed, so that a JIT compile failing for our memory is told apart from one
+     * failing for executable memory. Scanners share gctx and mctx, which write nothing. */
+    pcre2_general_context *compile_gctx;
+    bool pcre2_alloc_failed;
 };
 
 /* The hash of the 3 bytes at `p`, as the search computes it. */
@@ -156,7 +161,8 @@ void gd_sigset_free(struct gd_sigset *set);
 /* The signature of an id, or NULL. */
 const struct gd_sig *gd_sigset_find(const struct gd_sigset *set, const char *id);
 
-/* PCRE2's general context with gd_malloc/gd_free, for match data of scanners (NULL on ENOMEM). */
-pcre2_general_context *gd_pcre2_context_new(void);
+/* PCRE2's general context with gd_malloc/gd_free (NULL on ENOMEM); a failed allocation sets
+ * *alloc_failed when it is not NULL. */
+pcre2_general_context *gd_pcre2_context_new(bool *alloc_failed);
 
 #endif
