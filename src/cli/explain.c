@@ -228,8 +228,19 @@ int gd_cmd_explain(int argc, char **argv)
                     gd_status_str(f.status));
             goto out;
         }
+        if (end.output_lost)
+            fprintf(stderr, "gpudoctor explain: part of %s's output could not be passed on\n",
+                    command[0]);
         if (rc == 0)
             goto out; /* it worked: nothing to explain */
+        /* Said before the explanation, which comes after all of the command's output. */
+        fflush(stdout);
+        if (end.signaled)
+            fprintf(stderr, "\ngpudoctor explain: %s was killed by signal %d\n", command[0],
+                    end.code);
+        else
+            fprintf(stderr, "\ngpudoctor explain: %s exited with status %d\n", command[0],
+                    end.code);
     } else {
         st = read_log(file, stream);
         if (st != GD_OK) {
@@ -272,7 +283,6 @@ int gd_cmd_explain(int argc, char **argv)
     }
     if (fd == 2) {
         fflush(stdout);
-        fputs("\n", stderr);
         fwrite(text, 1, len, stderr);
         fflush(stderr);
     } else if (gd_write_output(output, text, len) != 0) {

@@ -150,8 +150,9 @@ static void render_text(const struct gd_explain_result *r, const struct gd_rende
     bool color = o && o->color, verbose = o && o->verbose;
     gd_buf_printf(out, "gpudoctor explain of %s: ", r->name ? r->name : "the log");
     if (r->bytes[1])
-        gd_buf_printf(out, "%llu lines of output and %llu of errors",
-                      (unsigned long long)r->lines[0], (unsigned long long)r->lines[1]);
+        gd_buf_printf(out, "%llu line%s of output and %llu of errors",
+                      (unsigned long long)r->lines[0], r->lines[0] == 1 ? "" : "s",
+                      (unsigned long long)r->lines[1]);
     else
         gd_buf_printf(out, "%llu line%s", (unsigned long long)r->lines[0],
                       r->lines[0] == 1 ? "" : "s");

@@ -408,26 +408,46 @@ static void test_no_kernel_image(void **state)
         "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
     struct gd_report *m = machine();
     add_gpu(m, "8.6");
-    add_torch(m, "cuda", "sm_37 sm_50 sm_60 sm_70");
+    add_torch(m, "cuda", "sm_37,sm_50,sm_60,sm_70");
     struct gd_explain_result *r = explain(log, m);
     const struct gd_explain_cause *c = cause(r, "no-kernel-image");
     assert_int_equal(gd_explain_cause_verdict(c), GD_EXPLAIN_CONFIRMED);
     has_note(c, "the log: the GPU is sm_86");
     has_note(c, "here: NVIDIA GeForce RTX 3060, compute capability 8.6 (sm_86)");
-    has_note(c, "torch 2.1.2 was built for sm_37 sm_50 sm_60 sm_70: not for this GPU");
+    has_note(c, "torch 2.1.2 was built for sm_37,sm_50,sm_60,sm_70: no code this GPU can run");
     gd_explain_result_free(r);
     gd_report_free(m);
 
-    /* A build that has sm_86: the log is not this machine's. */
-    m = machine();
-    add_gpu(m, "8.6");
-    add_torch(m, "cuda", "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90");
-    r = explain(log, m);
-    c = cause(r, "no-kernel-image");
-    assert_int_equal(gd_explain_cause_verdict(c), GD_EXPLAIN_NOT_HERE);
-    has_note(c, "it includes this GPU");
-    gd_explain_result_free(r);
-    gd_report_free(m);
+    /* NVIDIA's compatibility rules: SASS of 8.0 runs on 8.6, PTX of 7.0 is compiled for it,
+     * SASS of 9.0a only on 9.0, nothing of 8.9 on 8.6. */
+    static const struct {
+        const char *archs, *cc;
+        enum gd_explain_verdict verdict;
+    } cases[] = {
+        { "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90", "8.6", GD_EXPLAIN_NOT_HERE },
+        { "sm_80", "8.6", GD_EXPLAIN_NOT_HERE },
+        { "sm_86", "8.0", GD_EXPLAIN_CONFIRMED },
+        { "sm_70,compute_70", "8.6", GD_EXPLAIN_UNDECIDED },
+        { "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", "8.6", GD_EXPLAIN_NOT_HERE },
+        { "sm_89", "8.6", GD_EXPLAIN_CONFIRMED },
+        { "sm_90a", "9.0", GD_EXPLAIN_NOT_HERE },
+        { "sm_90a", "10.0", GD_EXPLAIN_CONFIRMED },
+        { "compute_90a", "10.0", GD_EXPLAIN_CONFIRMED },
+        { "compute_90", "12.0", GD_EXPLAIN_UNDECIDED },
+        { "sm_x,sm_,compute_", "8.6", GD_EXPLAIN_CONFIRMED },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        m = machine();
+        add_gpu(m, cases[i].cc);
+        add_torch(m, "cuda", cases[i].archs);
+        r = explain(log, m);
+        c = cause(r, "no-kernel-image");
+        if (gd_explain_cause_verdict(c) != cases[i].verdict)
+            fail_msg("%s on %s: %s", cases[i].archs, cases[i].cc,
+                     gd_explain_verdict_name(gd_explain_cause_verdict(c)));
+        gd_explain_result_free(r);
+        gd_report_free(m);
+    }
 }
 
 /* ---- cuDNN versions ----------------------------------------------------------------------- */
