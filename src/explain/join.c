@@ -395,7 +395,8 @@ static void join_library(struct join *j, struct gd_explain_cause *c, const char 
         gd_explain_note(j->r, c, "%s is not found here either; this machine has only %s%s", library,
                         have, ncopies > 4 ? ", ..." : "");
     else
-        gd_explain_note(j->r, c, "%s is not found here either: no copy of %s on this machine",
+        gd_explain_note(j->r, c,
+                        "%s is not found here either: no copy of the %s family on this machine",
                         library, family);
     set_verdict(c, GD_EXPLAIN_CONFIRMED);
     fix_install_library(j, c, row, library);
@@ -542,7 +543,8 @@ static void join_driver_loaded(struct join *j, struct gd_explain_cause *c)
         set_verdict(c, GD_EXPLAIN_CONFIRMED);
         struct gd_machine mach;
         gd_machine_of(j->m, &mach);
-        if (!mach.container && !mach.wsl) {
+        /* A check finding (driver.not-installed) already brought the same steps. */
+        if (!mach.container && !mach.wsl && !c->exact_fix) {
             size_t before = gd_finding_fix_count(c->finding);
             gd_fix_install_driver(c->finding, j->m, j->ex->kb);
             c->exact_fix = c->exact_fix || gd_finding_fix_count(c->finding) > before;

@@ -176,7 +176,7 @@ static void test_cudnn_only_other_major(void **state)
     /* libcudart 11 has no copy at all: the CUDA 11 runtime wheel. */
     const struct gd_explain_cause *rt = cause(r, "cuda-runtime-not-found");
     assert_int_equal(gd_explain_cause_verdict(rt), GD_EXPLAIN_CONFIRMED);
-    has_note(rt, "no copy of cudart on this machine");
+    has_note(rt, "no copy of the cudart family on this machine");
     has_fix(rt, "pip install nvidia-cuda-runtime-cu11", 0);
     gd_explain_result_free(r);
     gd_report_free(m);
@@ -200,7 +200,7 @@ static void test_cuda_major_from_framework(void **state)
     struct gd_explain_result *r = explain(log_cudnn8, m);
     const struct gd_explain_cause *c = cause(r, "cudnn-not-found");
     assert_int_equal(gd_explain_cause_verdict(c), GD_EXPLAIN_CONFIRMED);
-    has_note(c, "no copy of cudnn on this machine");
+    has_note(c, "no copy of the cudnn family on this machine");
     has_fix(c, "/opt/venv/bin/python -m pip install \"nvidia-cudnn-cu11>=8,<9\"", 0);
     has_fix(c, "in the environment of /opt/venv", 0);
     gd_explain_result_free(r);
