@@ -138,8 +138,29 @@ static const char *param(const struct gd_explain_cause *c, const char *name)
 
 /* ---- the generic part: findings and facts named by explain_causes ------------------------ */
 
+/* Whether finding `f` is about one of `libs` (its title, its reason or its evidence names it). */
+static bool finding_names(const struct gd_finding *f, const char *const *libs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(gd_finding_title(f), libs[i]) ||
+            (gd_finding_why(f) && strstr(gd_finding_why(f), libs[i])))
+            return true;
+        for (size_t e = 0; e < gd_finding_evidence_count(f); e++) {
+            const struct gd_fact *ev = gd_finding_evidence_at(f, e);
+            const char *v = gd_fact_state(ev) == GD_FACT_KNOWN ? gd_fact_value(ev) : NULL;
+            if ((v && strstr(v, libs[i])) || strstr(gd_entity_id(gd_fact_entity(ev)), libs[i]))
+                return true;
+        }
+    }
+    return false;
+}
+
 static void join_findings(struct join *j, struct gd_explain_cause *c, const struct gd_kb_row *row)
 {
+    /* A cause about a library the log names is confirmed only by a finding about that library;
+     * the others are shown as context (another library missing, LD_LIBRARY_PATH oddities). */
+    const char *libs[4];
+    size_t nlibs = param_values(c, "library", libs, 4);
     size_t nglobs = gd_kb_list_len(row, "findings");
     for (size_t i = 0; i < gd_report_finding_count(j->m); i++) {
         const struct gd_finding *f = gd_report_finding_at(j->m, i);
@@ -152,6 +173,11 @@ static void join_findings(struct join *j, struct gd_explain_cause *c, const stru
         }
         if (!match)
             continue;
+        if (nlibs && !finding_names(f, libs, nlibs)) {
+            gd_explain_note(j->r, c, "gpudoctor check on this machine also reports: %s [%s]",
+                            gd_finding_title(f), gd_finding_id(f));
+            continue;
+        }
         gd_explain_note(j->r, c, "gpudoctor check on this machine: %s [%s]", gd_finding_title(f),
                         gd_finding_id(f));
         for (size_t e = 0; e < gd_finding_evidence_count(f); e++)
@@ -501,8 +527,25 @@ static void join_driver_version(struct join *j, struct gd_explain_cause *c)
     }
     if (km && gd_fact_state(km) == GD_FACT_ABSENT) {
         cite(j, c, km);
-        gd_explain_note(j->r, c, "this machine has no NVIDIA driver loaded at all");
-        set_verdict(c, GD_EXPLAIN_NOT_HERE);
+        /* The CUDA runtime reports cudaErrorInsufficientDriver when it finds no driver at all
+         * (docs/findings.md, driver.not-installed); a log that names the driver's version came
+         * from a machine that had one. */
+        if (enc) {
+            gd_explain_note(j->r, c, "this machine has no NVIDIA driver loaded at all");
+            set_verdict(c, GD_EXPLAIN_NOT_HERE);
+        } else {
+            gd_explain_note(j->r, c,
+                            "this machine has no NVIDIA driver loaded at all, for which the CUDA "
+                            "runtime reports the same error: install the driver");
+            set_verdict(c, GD_EXPLAIN_CONFIRMED);
+            struct gd_machine mach;
+            gd_machine_of(j->m, &mach);
+            if (!mach.container && !mach.wsl && !c->exact_fix) {
+                size_t before = gd_finding_fix_count(c->finding);
+                gd_fix_install_driver(c->finding, j->m, j->ex->kb);
+                c->exact_fix = c->exact_fix || gd_finding_fix_count(c->finding) > before;
+            }
+        }
         return;
     }
     if (kv) {

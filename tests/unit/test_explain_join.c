@@ -291,6 +291,27 @@ static void test_finding_confirms(void **state)
     gd_report_free(m);
 }
 
+/* A finding about another library than the log's is context, not a confirmation. */
+static void test_finding_other_library(void **state)
+{
+    (void)state;
+    struct gd_report *m = machine();
+    add_inventory(m, 1);
+    add_copy(m, "cudnn", "/usr/lib/libcudnn.so.8.9.7", "libcudnn.so.8", "8.9.7");
+    add_soname(m, "libcudnn.so.8", "cudnn", "/usr/lib/libcudnn.so.8.9.7");
+    struct gd_finding *f = gd_finding_add(m, "framework.cuda-lib-missing", GD_SEV_ERROR,
+                                          "torch 2.3 needs libcublas.so.12, which is not found");
+    gd_finding_add_fix(f, "Install nvidia-cublas-cu12");
+    struct gd_explain_result *r = explain(log_cudnn8, m);
+    const struct gd_explain_cause *c = cause(r, "cudnn-not-found");
+    assert_int_equal(gd_explain_cause_verdict(c), GD_EXPLAIN_NOT_HERE);
+    has_note(c, "gpudoctor check on this machine also reports: torch 2.3 needs libcublas.so.12");
+    for (size_t i = 0; i < gd_explain_cause_fix_count(c); i++)
+        assert_null(strstr(gd_explain_cause_fix_at(c, i), "nvidia-cublas-cu12"));
+    gd_explain_result_free(r);
+    gd_report_free(m);
+}
+
 /* The same message on a machine whose module and libcuda agree: not this machine. */
 static void test_driver_mismatch_not_here(void **state)
 {
@@ -357,6 +378,15 @@ static void test_driver_too_old(void **state)
     assert_int_equal(gd_explain_cause_verdict(c), GD_EXPLAIN_NOT_HERE);
     has_note(c, "the log: the driver supported CUDA up to 11.4");
     has_note(c, "this machine has no NVIDIA driver loaded at all");
+    gd_explain_result_free(r);
+    /* The CUDA runtime's own message, with no driver here: that is what it says then. */
+    static const char rt[] = " CUDA error: 35 (0x23) cudaErrorInsufficientDriver : CUDA driver "
+                             "version is insufficient for CUDA runtime version\n";
+    r = explain(rt, m);
+    c = cause(r, "driver-too-old");
+    assert_int_equal(gd_explain_cause_verdict(c), GD_EXPLAIN_CONFIRMED);
+    has_note(c, "for which the CUDA runtime reports the same error: install the driver");
+    has_fix(c, "ubuntu-drivers", 0);
     gd_explain_result_free(r);
     gd_report_free(m);
 }
@@ -812,6 +842,7 @@ int main(void)
         cmocka_unit_test(test_library_not_reached),
         cmocka_unit_test(test_library_no_inventory),
         cmocka_unit_test(test_finding_confirms),
+        cmocka_unit_test(test_finding_other_library),
         cmocka_unit_test(test_driver_mismatch_not_here),
         cmocka_unit_test(test_driver_not_loaded),
         cmocka_unit_test(test_driver_too_old),
