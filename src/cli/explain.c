@@ -5,7 +5,9 @@
 #include "os/os.h"
 #include "os/run.h"
 
+#include <errno.h>
 #include <gpudoctor/gpudoctor.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +62,7 @@ static enum gd_status read_log(const char *path, struct gd_explain_stream *s)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp)
-        return GD_ENOENT;
+        return errno == EACCES ? GD_EACCES : errno == ENOENT ? GD_ENOENT : GD_EIO;
     char *buf = malloc(READ_CHUNK);
     enum gd_status st = buf ? GD_OK : GD_ENOMEM;
     size_t n;
