@@ -220,9 +220,8 @@ static void build_version(struct gd_fw *fw, const char *fact, const struct gd_py
 
 /* A Python file of the distribution, parsed; NULL when absent or unreadable (a fact says so
  * under `fact` when given). */
-static struct gd_pylit_file *read_build_file(struct gd_fwscan *s, struct gd_fw *fw,
-                                             const char *rel, char *path, size_t size,
-                                             const char *fact)
+static struct gd_pylit_file *read_build_file(struct gd_fwscan *s, struct gd_fw *fw, const char *rel,
+                                             char *path, size_t size, const char *fact)
 {
     snprintf(path, size, "%s/%s", fw->site, rel);
     char *data = NULL;
@@ -247,14 +246,14 @@ static struct gd_pylit_file *read_build_file(struct gd_fwscan *s, struct gd_fw *
 static void tensorflow_build(struct gd_fwscan *s, struct gd_fw *fw)
 {
     char path[REF_MAX];
-    struct gd_pylit_file *f = read_build_file(
-        s, fw, "tensorflow/python/platform/build_info.py", path, sizeof path, "build_info");
+    struct gd_pylit_file *f = read_build_file(s, fw, "tensorflow/python/platform/build_info.py",
+                                              path, sizeof path, "build_info");
     if (!f)
         return;
     struct gd_source src = gd_src(GD_SOURCE_FILE, path);
     const struct gd_pylit *dict = gd_pylit_get(f, "build_info");
     bool is_dict = dict && dict->kind == GD_PYLIT_DICT;
-#define TF_KEY(dict_key, assign_key)                                                                 \
+#define TF_KEY(dict_key, assign_key) \
     (is_dict ? gd_pylit_key(dict, dict_key) : gd_pylit_get(f, assign_key))
     const struct gd_pylit *cuda_build = TF_KEY("is_cuda_build", "is_cuda_build");
     const struct gd_pylit *rocm_build = TF_KEY("is_rocm_build", "is_rocm_build");
@@ -293,8 +292,8 @@ static void tensorflow_build(struct gd_fwscan *s, struct gd_fw *fw)
 static void torch_build(struct gd_fwscan *s, struct gd_fw *fw)
 {
     char path[REF_MAX];
-    struct gd_pylit_file *f = read_build_file(s, fw, "torch/version.py", path, sizeof path,
-                                              "version_py");
+    struct gd_pylit_file *f =
+        read_build_file(s, fw, "torch/version.py", path, sizeof path, "version_py");
     if (!f)
         return;
     struct gd_source src = gd_src(GD_SOURCE_FILE, path);
@@ -344,8 +343,8 @@ static void local_version_build(struct gd_fwscan *s, struct gd_fw *fw)
             !prefix || !meaning || !gd_str_starts_with(v.local, prefix))
             continue;
         /* The version itself is the evidence; the KB row says what the label means. */
-        struct gd_source src = gd_src(GD_SOURCE_DERIVED,
-                                      gd_report_printf(s->ctx->report, "local version +%s (%s)",
+        struct gd_source src =
+            gd_src(GD_SOURCE_DERIVED, gd_report_printf(s->ctx->report, "local version +%s (%s)",
                                                        v.local, gd_kb_row_source(row)));
         if (strcmp(meaning, "cpu-only") == 0) {
             set_build(fw, "cpu", src);
@@ -412,8 +411,8 @@ static void jaxlib_build(struct gd_fwscan *s, struct gd_fw *fw, size_t site_firs
         const struct gd_fw *p = &s->fws[i];
         if (p->site != fw->site || !p->role || strcmp(p->role, "plugin") != 0 || !p->cuda[0])
             continue;
-        struct gd_source src = gd_src(GD_SOURCE_DERIVED,
-                                      gd_report_printf(s->ctx->report, "%s beside it", p->meta));
+        struct gd_source src =
+            gd_src(GD_SOURCE_DERIVED, gd_report_printf(s->ctx->report, "%s beside it", p->meta));
         set_build(fw, "cuda", src);
         set_cuda(fw, p->cuda, src);
         return;

@@ -23,12 +23,12 @@ struct gd_kb_table;
 struct gd_loader;
 
 /* Caps: a hostile tree costs bounded time. */
-#define GD_FW_MAX           1024               /* framework distributions recorded */
-#define GD_FW_SITE_ENTRIES  20000              /* entries of one site directory looked at */
-#define GD_FW_META_HEAD     (256 * 1024)       /* METADATA/PKG-INFO: headers come first */
-#define GD_FW_RECORD_MAX    (16 * 1024 * 1024) /* TensorFlow's RECORD is about 2 MiB */
-#define GD_FW_MODULES_MAX   2048               /* native modules of one distribution */
-#define GD_FW_LIBS_MAX      256                /* CUDA libraries of one distribution */
+#define GD_FW_MAX            1024               /* framework distributions recorded */
+#define GD_FW_SITE_ENTRIES   20000              /* entries of one site directory looked at */
+#define GD_FW_META_HEAD      (256 * 1024)       /* METADATA/PKG-INFO: headers come first */
+#define GD_FW_RECORD_MAX     (16 * 1024 * 1024) /* TensorFlow's RECORD is about 2 MiB */
+#define GD_FW_MODULES_MAX    2048               /* native modules of one distribution */
+#define GD_FW_LIBS_MAX       256                /* CUDA libraries of one distribution */
 #define GD_FW_BUILD_FILE_MAX (1024 * 1024)
 
 /* One framework distribution found in a site directory. */
@@ -69,6 +69,7 @@ void gd_fwscan_fail(struct gd_fwscan *s, enum gd_status st);
  * that asks, recorded as `framework_lib` entities; the fat binaries of its native modules as
  * `kernels` entities. `env_sites` are the site directories of its environment, in import order
  * (where Python-side preloading looks). */
-void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw, const struct gd_strlist *env_sites);
+void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw,
+                           const struct gd_strlist *env_sites);
 
 #endif

@@ -36,7 +36,7 @@
 #define REF_MAX (GD_ROOT_PATH_MAX + 128)
 
 struct libs {
-    struct gd_strlist done; /* sonames recorded for this distribution */
+    struct gd_strlist done;  /* sonames recorded for this distribution */
     const char *dlopen_from; /* the first module with a RUNPATH or RPATH, or NULL */
     int elf_class;
     uint16_t machine;
@@ -203,8 +203,9 @@ static void record_lib(struct gd_fwscan *s, struct gd_fw *fw, const char *soname
     struct gd_entity *e = gd_report_add_entity(r, "framework_lib", id);
     char elf_ref[REF_MAX];
     snprintf(elf_ref, sizeof elf_ref, "%s:DT_NEEDED", needed_by ? needed_by : "?");
-    struct gd_source asked = strcmp(how, "needed") == 0 ? gd_src(GD_SOURCE_ELF, elf_ref)
-                                                        : gd_src(GD_SOURCE_KB, "frameworks: dlopen");
+    struct gd_source asked = strcmp(how, "needed") == 0
+                                 ? gd_src(GD_SOURCE_ELF, elf_ref)
+                                 : gd_src(GD_SOURCE_KB, "frameworks: dlopen");
     gd_fact_str(e, "framework", gd_entity_id(fw->entity), gd_src(GD_SOURCE_DERIVED, fw->meta));
     gd_fact_str(e, "soname", soname, asked);
     gd_fact_str(e, "how", how, asked);
@@ -222,9 +223,9 @@ static void record_lib(struct gd_fwscan *s, struct gd_fw *fw, const char *soname
                        gd_src(GD_SOURCE_DERIVED, "loader emulation"));
         return;
     }
-    struct gd_source by = gd_src(GD_SOURCE_DERIVED,
-                                 gd_report_printf(r, "loader emulation (%s%s%s)", f->rule,
-                                                  f->dir ? " " : "", f->dir ? f->dir : ""));
+    struct gd_source by =
+        gd_src(GD_SOURCE_DERIVED, gd_report_printf(r, "loader emulation (%s%s%s)", f->rule,
+                                                   f->dir ? " " : "", f->dir ? f->dir : ""));
     gd_fact_str(e, "path", f->path, by);
     gd_fact_str(e, "rule", f->rule, by);
     char *real = NULL;
@@ -252,7 +253,8 @@ static struct found resolve_in(struct gd_fwscan *s, struct gd_load *load, struct
 {
     struct found f = { NULL, NULL, NULL };
     struct gd_edge *edge = NULL;
-    enum gd_status st = gd_load_resolve(load, from ? from : gd_load_main(load), soname, false, &edge);
+    enum gd_status st =
+        gd_load_resolve(load, from ? from : gd_load_main(load), soname, false, &edge);
     gd_fwscan_fail(s, st);
     if (st == GD_OK && edge && edge->to) {
         f.path = gd_report_strdup(s->ctx->report, edge->to->path);
@@ -522,7 +524,8 @@ static void probe_dlopens(struct gd_fwscan *s, struct gd_fw *fw, struct libs *li
     gd_load_free(load);
 }
 
-void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw, const struct gd_strlist *env_sites)
+void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw,
+                           const struct gd_strlist *env_sites)
 {
     if (!s->families.count)
         return;

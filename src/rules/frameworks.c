@@ -34,7 +34,8 @@ bool gd_fw_gpu_present(const struct gd_report *r)
     return (count && atol(count) > 0) || m.module_loaded;
 }
 
-bool gd_fw_in_env(const struct gd_report *r, const struct gd_entity *env, const struct gd_entity *fw)
+bool gd_fw_in_env(const struct gd_report *r, const struct gd_entity *env,
+                  const struct gd_entity *fw)
 {
     const char *site = gd_fw_val(fw, "site");
     const char *n = gd_fw_val(env, "site_dirs");
@@ -58,7 +59,8 @@ const struct gd_entity *gd_fw_find(const struct gd_report *r, const struct gd_en
         if (!kind_is(e, "framework"))
             continue;
         const char *f = gd_fw_val(e, "framework"), *d = gd_fw_val(e, "dist");
-        if ((framework && (!f || strcmp(f, framework) != 0)) || (dist && (!d || strcmp(d, dist) != 0)))
+        if ((framework && (!f || strcmp(f, framework) != 0)) ||
+            (dist && (!d || strcmp(d, dist) != 0)))
             continue;
         if (!env || gd_fw_in_env(r, env, e))
             return e;
@@ -83,31 +85,35 @@ static void cpu_only_fix(struct gd_finding *f, const struct gd_entity *fw, bool 
     char release[64];
     release_of(gd_fw_val(fw, "version"), release, sizeof release);
     if (system) {
-        gd_finding_add_fix(f, "This copy comes from the distribution's packages (%s), built "
-                              "without CUDA: install the framework's CUDA build from pip in a "
-                              "virtual environment (`python3 -m venv ~/venv-gpu && "
-                              "~/venv-gpu/bin/pip install %s`).",
+        gd_finding_add_fix(f,
+                           "This copy comes from the distribution's packages (%s), built "
+                           "without CUDA: install the framework's CUDA build from pip in a "
+                           "virtual environment (`python3 -m venv ~/venv-gpu && "
+                           "~/venv-gpu/bin/pip install %s`).",
                            gd_fw_val(fw, "site"),
                            strcmp(framework, "tensorflow") == 0 ? "'tensorflow[and-cuda]'"
                                                                 : framework);
         return;
     }
     if (strcmp(framework, "torch") == 0) {
-        gd_finding_add_fix(f, "Replace it with a CUDA build of the same release: `pip install "
-                              "--force-reinstall torch==%s --index-url "
-                              "https://download.pytorch.org/whl/cuXXX` (cuXXX: a CUDA variant "
-                              "PyTorch publishes for %s that this driver supports; `gpudoctor "
-                              "plan torch` lists them).",
+        gd_finding_add_fix(f,
+                           "Replace it with a CUDA build of the same release: `pip install "
+                           "--force-reinstall torch==%s --index-url "
+                           "https://download.pytorch.org/whl/cuXXX` (cuXXX: a CUDA variant "
+                           "PyTorch publishes for %s that this driver supports; `gpudoctor "
+                           "plan torch` lists them).",
                            release, release);
     } else if (strcmp(framework, "tensorflow") == 0) {
-        gd_finding_add_fix(f, "`pip uninstall %s` then `pip install 'tensorflow[and-cuda]==%s'` "
-                              "(the and-cuda extra brings the CUDA and cuDNN wheels; for releases "
-                              "without it install tensorflow==%s and the CUDA/cuDNN of its tested "
-                              "build configuration).",
+        gd_finding_add_fix(f,
+                           "`pip uninstall %s` then `pip install 'tensorflow[and-cuda]==%s'` "
+                           "(the and-cuda extra brings the CUDA and cuDNN wheels; for releases "
+                           "without it install tensorflow==%s and the CUDA/cuDNN of its tested "
+                           "build configuration).",
                            dist, release, release);
     } else if (strcmp(framework, "jax") == 0) {
-        gd_finding_add_fix(f, "Install JAX's CUDA plugin beside jaxlib %s: `pip install "
-                              "'jax-cuda12-plugin[with_cuda]'` (CUDA 12 with its wheels).",
+        gd_finding_add_fix(f,
+                           "Install JAX's CUDA plugin beside jaxlib %s: `pip install "
+                           "'jax-cuda12-plugin[with_cuda]'` (CUDA 12 with its wheels).",
                            release);
     } else if (strcmp(framework, "onnxruntime") == 0) {
         gd_finding_add_fix(f, "`pip uninstall onnxruntime` then `pip install onnxruntime-gpu` "
@@ -200,8 +206,9 @@ static void missing_fix(struct gd_finding *f, const struct gd_report *r, const s
     const char *cuda = gd_fw_val(fw, "build.cuda");
     struct gd_version cv;
     if (!family || !cuda || gd_version_parse(cuda, &cv) != GD_OK) {
-        gd_finding_add_fix(f, "Install the library that provides %s where the framework looks "
-                              "(its RUNPATH, LD_LIBRARY_PATH or ld.so.conf), then `sudo ldconfig`.",
+        gd_finding_add_fix(f,
+                           "Install the library that provides %s where the framework looks "
+                           "(its RUNPATH, LD_LIBRARY_PATH or ld.so.conf), then `sudo ldconfig`.",
                            soname);
         return;
     }
@@ -217,8 +224,9 @@ static void missing_fix(struct gd_finding *f, const struct gd_report *r, const s
         gd_finding_add_fix(f, "`pip install '%s==%lu.*'` in %s (it ships %s).", wheel,
                            soname_major(soname), gd_fw_val(fw, "env"), soname);
     } else {
-        gd_finding_add_fix(f, "Install %s %s (the CUDA %s build of it) and make its directory "
-                              "known to the loader (`/etc/ld.so.conf.d/*.conf`, `sudo ldconfig`).",
+        gd_finding_add_fix(f,
+                           "Install %s %s (the CUDA %s build of it) and make its directory "
+                           "known to the loader (`/etc/ld.so.conf.d/*.conf`, `sudo ldconfig`).",
                            family, soname, cuda);
     }
     (void)r;
@@ -235,18 +243,20 @@ static void missing_libraries(struct gd_report *r, const struct gd_kb *kb)
         if (!fw)
             continue;
         const char *soname = gd_fw_val(lib, "soname");
-        struct gd_finding *f = gd_finding_add(
-            r, "framework.cuda-lib-missing", GD_SEV_ERROR, "%s %s needs %s, which the loader "
-                                                           "would not find",
-            gd_fw_val(fw, "dist"), gd_fw_val(fw, "version") ? gd_fw_val(fw, "version") : "",
-            soname);
-        gd_finding_set_why(f, "%s", strcmp(gd_fw_val(lib, "how"), "needed") == 0
-                                        ? "It is a DT_NEEDED entry of the framework's own "
-                                          "library: the import fails with \"cannot open shared "
-                                          "object file\"."
-                                        : "The framework dlopens it when it starts CUDA: without "
-                                          "it the GPU is skipped (TensorFlow: \"Could not load "
-                                          "dynamic library\", then no GPU).");
+        struct gd_finding *f =
+            gd_finding_add(r, "framework.cuda-lib-missing", GD_SEV_ERROR,
+                           "%s %s needs %s, which the loader "
+                           "would not find",
+                           gd_fw_val(fw, "dist"),
+                           gd_fw_val(fw, "version") ? gd_fw_val(fw, "version") : "", soname);
+        gd_finding_set_why(f, "%s",
+                           strcmp(gd_fw_val(lib, "how"), "needed") == 0
+                               ? "It is a DT_NEEDED entry of the framework's own "
+                                 "library: the import fails with \"cannot open shared "
+                                 "object file\"."
+                               : "The framework dlopens it when it starts CUDA: without "
+                                 "it the GPU is skipped (TensorFlow: \"Could not load "
+                                 "dynamic library\", then no GPU).");
         gd_finding_add_evidence(f, gd_entity_fact(lib, "soname"));
         gd_finding_add_evidence(f, gd_entity_fact(lib, "path"));
         gd_finding_add_evidence(f, gd_entity_fact(fw, "build.cuda"));
@@ -336,37 +346,41 @@ static void judge_code(struct gd_report *r, const struct gd_entity *gpu, const s
     char release[64];
     release_of(gd_fw_val(fw, "version"), release, sizeof release);
     if (by_ptx) {
-        struct gd_finding *f = gd_finding_add(
-            r, "framework.ptx-jit-only", GD_SEV_WARNING,
-            "%s %s has no machine code for the %s (compute capability %s), only PTX",
-            dist, release, model ? model : "GPU", cc);
-        gd_finding_set_why(f, "The driver compiles the PTX at first use (%s): minutes of start-up, "
-                              "repeated whenever its cache (~/.nv/ComputeCache) is cleared or too "
-                              "small, and code not tuned for this GPU.",
+        struct gd_finding *f =
+            gd_finding_add(r, "framework.ptx-jit-only", GD_SEV_WARNING,
+                           "%s %s has no machine code for the %s (compute capability %s), only PTX",
+                           dist, release, model ? model : "GPU", cc);
+        gd_finding_set_why(f,
+                           "The driver compiles the PTX at first use (%s): minutes of start-up, "
+                           "repeated whenever its cache (~/.nv/ComputeCache) is cleared or too "
+                           "small, and code not tuned for this GPU.",
                            what);
         gd_finding_add_evidence(f, gd_entity_fact(gpu, "compute_capability"));
         gd_finding_add_evidence(f, sass_fact);
         gd_finding_add_evidence(f, ptx_fact);
-        gd_finding_add_fix(f, "Install a release of %s built with sm_%u%u in its architecture "
-                              "list (newer releases add the newest GPUs).",
+        gd_finding_add_fix(f,
+                           "Install a release of %s built with sm_%u%u in its architecture "
+                           "list (newer releases add the newest GPUs).",
                            gd_fw_val(fw, "framework"), major, minor);
         return;
     }
-    struct gd_finding *f = gd_finding_add(
-        r, "framework.no-kernel-for-gpu", GD_SEV_ERROR,
-        "%s %s carries no code the %s (compute capability %s) can run", dist, release,
-        model ? model : "GPU", cc);
-    gd_finding_set_why(f, "Neither its machine code (SASS) nor its PTX serves compute capability "
-                          "%s (%s): every kernel launch fails with \"no kernel image is available "
-                          "for execution on the device\".",
+    struct gd_finding *f =
+        gd_finding_add(r, "framework.no-kernel-for-gpu", GD_SEV_ERROR,
+                       "%s %s carries no code the %s (compute capability %s) can run", dist,
+                       release, model ? model : "GPU", cc);
+    gd_finding_set_why(f,
+                       "Neither its machine code (SASS) nor its PTX serves compute capability "
+                       "%s (%s): every kernel launch fails with \"no kernel image is available "
+                       "for execution on the device\".",
                        cc, what);
     gd_finding_add_evidence(f, gd_entity_fact(gpu, "compute_capability"));
     gd_finding_add_evidence(f, sass_fact);
     gd_finding_add_evidence(f, ptx_fact);
-    gd_finding_add_fix(f, "Install a release of %s whose CUDA build lists sm_%u%u (or PTX of "
-                          "compute_%u%u or lower): for a GPU newer than the release, a newer "
-                          "release with a newer CUDA; for an older GPU, an older release that "
-                          "still supports it.",
+    gd_finding_add_fix(f,
+                       "Install a release of %s whose CUDA build lists sm_%u%u (or PTX of "
+                       "compute_%u%u or lower): for a GPU newer than the release, a newer "
+                       "release with a newer CUDA; for an older GPU, an older release that "
+                       "still supports it.",
                        gd_fw_val(fw, "framework"), major, minor, major, minor);
 }
 
@@ -443,11 +457,11 @@ static void cudnn_conflicts(struct gd_report *r)
             }
             if (major == first_major)
                 continue;
-            struct gd_finding *f = gd_finding_add(
-                r, "framework.cudnn-major-conflict", GD_SEV_ERROR,
-                "%s needs cuDNN %lu and %s needs cuDNN %lu in one environment (%s)",
-                gd_fw_val(first, "dist"), first_major, gd_fw_val(fw, "dist"), major,
-                gd_fw_val(env, "prefix"));
+            struct gd_finding *f =
+                gd_finding_add(r, "framework.cudnn-major-conflict", GD_SEV_ERROR,
+                               "%s needs cuDNN %lu and %s needs cuDNN %lu in one environment (%s)",
+                               gd_fw_val(first, "dist"), first_major, gd_fw_val(fw, "dist"), major,
+                               gd_fw_val(env, "prefix"));
             gd_finding_set_why(f, "One environment holds one nvidia-cudnn wheel and one process "
                                   "one libcudnn: whichever framework's cuDNN is installed or "
                                   "loaded first, the other fails to load it or picks up the wrong "

@@ -11,7 +11,8 @@ const char *gd_fw_val(const struct gd_entity *e, const char *name);
 /* A GPU is there: the kernel module lists one, or is loaded. */
 bool gd_fw_gpu_present(const struct gd_report *r);
 /* The environment (python_env entity) imports from the framework's site directory. */
-bool gd_fw_in_env(const struct gd_report *r, const struct gd_entity *env, const struct gd_entity *fw);
+bool gd_fw_in_env(const struct gd_report *r, const struct gd_entity *env,
+                  const struct gd_entity *fw);
 /* The first framework entity of that framework and/or distribution name (NULL: any) that the
  * environment imports (NULL env: any environment). */
 const struct gd_entity *gd_fw_find(const struct gd_report *r, const struct gd_entity *env,

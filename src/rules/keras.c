@@ -76,33 +76,36 @@ static void backend(struct gd_report *r, const struct gd_kb *kb, const struct gd
             continue;
         const struct gd_entity *fw = runtime_of(r, env, need);
         if (!fw) {
-            struct gd_finding *f = gd_finding_add(
-                r, "keras.backend-not-installed", GD_SEV_ERROR,
-                "Keras %s uses the %s backend, but %s is not installed in %s",
-                gd_fw_val(keras, "version"), name, need, gd_fw_val(keras, "env"));
-            gd_finding_set_why(f, "`import keras` fails with ModuleNotFoundError: No module named "
-                                  "'%s'.",
+            struct gd_finding *f =
+                gd_finding_add(r, "keras.backend-not-installed", GD_SEV_ERROR,
+                               "Keras %s uses the %s backend, but %s is not installed in %s",
+                               gd_fw_val(keras, "version"), name, need, gd_fw_val(keras, "env"));
+            gd_finding_set_why(f,
+                               "`import keras` fails with ModuleNotFoundError: No module named "
+                               "'%s'.",
                                need);
             gd_finding_add_evidence(f, gd_entity_fact(keras, "backend"));
             gd_finding_add_evidence(f, gd_entity_fact(keras, "backend.from"));
-            gd_finding_add_fix(f, "Install it in that environment (`pip install %s`, with its "
-                                  "CUDA build for the GPU), or point KERAS_BACKEND at a backend "
-                                  "that is installed.",
+            gd_finding_add_fix(f,
+                               "Install it in that environment (`pip install %s`, with its "
+                               "CUDA build for the GPU), or point KERAS_BACKEND at a backend "
+                               "that is installed.",
                                strcmp(need, "jax") == 0 ? "'jax[cuda12]'" : need);
             continue;
         }
         const char *build = gd_fw_val(fw, "build");
         if (gpu && build && strcmp(build, "cpu") == 0) {
-            struct gd_finding *f = gd_finding_add(
-                r, "keras.backend-cpu-only", GD_SEV_WARNING,
-                "Keras %s runs on %s, a CPU-only build: models train on the CPU",
-                gd_fw_val(keras, "version"), gd_fw_val(fw, "dist"));
+            struct gd_finding *f =
+                gd_finding_add(r, "keras.backend-cpu-only", GD_SEV_WARNING,
+                               "Keras %s runs on %s, a CPU-only build: models train on the CPU",
+                               gd_fw_val(keras, "version"), gd_fw_val(fw, "dist"));
             gd_finding_set_why(f, "The backend decides the device; a CPU-only build never uses the "
                                   "GPU this machine has.");
             gd_finding_add_evidence(f, gd_entity_fact(keras, "backend"));
             gd_finding_add_evidence(f, gd_entity_fact(fw, "build"));
-            gd_finding_add_fix(f, "Install the CUDA build of %s (see framework.cpu-only-build), or "
-                                  "choose a backend that has one.",
+            gd_finding_add_fix(f,
+                               "Install the CUDA build of %s (see framework.cpu-only-build), or "
+                               "choose a backend that has one.",
                                need);
         }
     }
@@ -125,17 +128,19 @@ static void tensorflow_pairing(struct gd_report *r, const struct gd_kb *kb,
         return;
     const char *min = gd_kb_str(row, "version_min"), *tfv = gd_fw_val(tf, "version");
     if (strcmp(major, "3") == 0 && version_below(tfv, min)) {
-        struct gd_finding *f = gd_finding_add(
-            r, "keras.keras3-with-old-tensorflow", GD_SEV_ERROR,
-            "Keras %s is installed beside TensorFlow %s, which expects Keras 2",
-            gd_fw_val(keras, "version"), tfv);
-        gd_finding_set_why(f, "TensorFlow before %s was written for Keras 2: tf.keras becomes "
-                              "Keras 3 or fails to import, and Keras 2 code breaks.",
+        struct gd_finding *f =
+            gd_finding_add(r, "keras.keras3-with-old-tensorflow", GD_SEV_ERROR,
+                           "Keras %s is installed beside TensorFlow %s, which expects Keras 2",
+                           gd_fw_val(keras, "version"), tfv);
+        gd_finding_set_why(f,
+                           "TensorFlow before %s was written for Keras 2: tf.keras becomes "
+                           "Keras 3 or fails to import, and Keras 2 code breaks.",
                            min);
         gd_finding_add_evidence(f, gd_entity_fact(keras, "version"));
         gd_finding_add_evidence(f, gd_entity_fact(tf, "version"));
-        gd_finding_add_fix(f, "Either `pip install 'keras<3'` (the Keras 2 of that TensorFlow) or "
-                              "upgrade TensorFlow to %s or later, which is built for Keras 3.",
+        gd_finding_add_fix(f,
+                           "Either `pip install 'keras<3'` (the Keras 2 of that TensorFlow) or "
+                           "upgrade TensorFlow to %s or later, which is built for Keras 3.",
                            min);
     }
     /* TF_USE_LEGACY_KERAS asks TensorFlow 2.16+ for Keras 2 from tf-keras. */
@@ -145,15 +150,16 @@ static void tensorflow_pairing(struct gd_report *r, const struct gd_kb *kb,
     for (size_t k = 0; value && k < gd_kb_list_len(row, "legacy_values"); k++)
         on = on || strcmp(value, gd_kb_list_at(row, "legacy_values", k)) == 0;
     if (on && legacy && !version_below(tfv, min) && !gd_fw_find(r, env, NULL, legacy)) {
-        struct gd_finding *f = gd_finding_add(
-            r, "keras.tf-keras-missing", GD_SEV_ERROR,
-            "%s=%s asks TensorFlow %s for Keras 2, but %s is not installed", var, value, tfv,
-            legacy);
+        struct gd_finding *f =
+            gd_finding_add(r, "keras.tf-keras-missing", GD_SEV_ERROR,
+                           "%s=%s asks TensorFlow %s for Keras 2, but %s is not installed", var,
+                           value, tfv, legacy);
         gd_finding_set_why(f, "TensorFlow then imports tf_keras for tf.keras and fails.");
         gd_finding_add_evidence(f, gd_rf(r, "env", var));
         gd_finding_add_evidence(f, gd_entity_fact(tf, "version"));
-        gd_finding_add_fix(f, "`pip install '%s~=%s'` (the tf-keras of the same minor as "
-                              "TensorFlow), or unset %s.",
+        gd_finding_add_fix(f,
+                           "`pip install '%s~=%s'` (the tf-keras of the same minor as "
+                           "TensorFlow), or unset %s.",
                            legacy, tfv, var);
     }
 }

@@ -110,17 +110,17 @@ static const char *fact(const struct run *r, const char *entity, const char *nam
     return f->value;
 }
 
-#define EXPECT(r, entity, name, want)                                                        \
-    do {                                                                                     \
-        const char *got_ = fact(r, entity, name);                                            \
-        if (!got_ || strcmp(got_, want) != 0)                                                \
-            fail_msg("%s.%s is %s, not %s", entity, name, got_ ? got_ : "(none)", want);     \
+#define EXPECT(r, entity, name, want)                                                    \
+    do {                                                                                 \
+        const char *got_ = fact(r, entity, name);                                        \
+        if (!got_ || strcmp(got_, want) != 0)                                            \
+            fail_msg("%s.%s is %s, not %s", entity, name, got_ ? got_ : "(none)", want); \
     } while (0)
-#define EXPECT_NONE(r, entity, name)                                                         \
-    do {                                                                                     \
-        const char *got_ = fact(r, entity, name);                                            \
-        if (got_)                                                                            \
-            fail_msg("%s.%s is %s, expected none", entity, name, got_);                      \
+#define EXPECT_NONE(r, entity, name)                                    \
+    do {                                                                \
+        const char *got_ = fact(r, entity, name);                       \
+        if (got_)                                                       \
+            fail_msg("%s.%s is %s, expected none", entity, name, got_); \
     } while (0)
 
 static void metadata(const char *dir, const char *name, const char *version, const char *extra)
@@ -201,9 +201,9 @@ static void test_tensorflow_assign_and_cpu(void **state)
     /* No build file: the role decides. */
     tu_write(tree, "site/tensorflow/python/platform/unrelated.py", "x = 1\n");
     char path[4096];
-    assert_int_equal(unlink(tu_path(path, sizeof path, tree,
-                                    "site/tensorflow/python/platform/build_info.py")),
-                     0);
+    assert_int_equal(
+        unlink(tu_path(path, sizeof path, tree, "site/tensorflow/python/platform/build_info.py")),
+        0);
     run(&r, NULL);
     EXPECT(&r, cpu, "build", "cpu");
     EXPECT(&r, cpu, "build_info", "-");
@@ -309,8 +309,7 @@ static void test_jax_and_cupy(void **state)
     EXPECT(&r, jaxlib, "build.cuda", "12");
     EXPECT(&r, "framework:/site/jax_cuda12_plugin-0.4.30.dist-info", "role", "plugin");
     /* with_cuda's wheels are not installed. */
-    EXPECT(&r, "framework:/site/jax_cuda12_plugin-0.4.30.dist-info", "extras.with_cuda",
-           "false");
+    EXPECT(&r, "framework:/site/jax_cuda12_plugin-0.4.30.dist-info", "extras.with_cuda", "false");
     run_free(&r);
 
     fresh_tree();
@@ -423,8 +422,8 @@ static void torch_tree(bool cudnn_wheel)
              "../../../bin/torchrun,sha256=x,10\n"
              "torch-2.1.0+cu121.dist-info/RECORD,,\n");
     tu_write(tree, "site/torch/version.py", "__version__ = '2.1.0+cu121'\ncuda = '12.1'\n");
-    const char *needed[] = { "libc10.so", "libcudart.so.12", "libcudnn.so.8", "libcuda.so.1",
-                             "libcublas.so.12", NULL };
+    const char *needed[] = { "libc10.so",    "libcudart.so.12", "libcudnn.so.8",
+                             "libcuda.so.1", "libcublas.so.12", NULL };
     write_so("site/torch/lib/libtorch_cuda.so", "libtorch_cuda.so",
              "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN", needed);
     copy_fixture(GD_SOURCE_DIR "/tests/fixtures/fatbin/libfatbin-cuda13.so",
@@ -458,8 +457,8 @@ static void test_torch_libraries(void **state)
     EXPECT(&r, cublas, "path", "/site/nvidia/cublas/lib/libcublas.so.12");
     EXPECT(&r, cublas, "rule", "preload");
     /* The driver's library and torch's own are not CUDA family libraries of the framework. */
-    assert_null(gd_report_entity(r.report,
-                                 "framework_lib:/site/torch-2.1.0+cu121.dist-info:libcuda.so.1"));
+    assert_null(
+        gd_report_entity(r.report, "framework_lib:/site/torch-2.1.0+cu121.dist-info:libcuda.so.1"));
     assert_null(
         gd_report_entity(r.report, "framework_lib:/site/torch-2.1.0+cu121.dist-info:libc10.so"));
     const char *k = "kernels:/site/torch/lib/libkernels.so";
@@ -556,8 +555,9 @@ static void test_alloc_failures(void **state)
     torch_tree(true);
     metadata("keras-3.3.3.dist-info", "keras", "3.3.3", NULL);
     metadata("jaxlib-0.4.30.dist-info", "jaxlib", "0.4.30", NULL);
-    tu_write(tree, "site/tensorflow/python/platform/build_info.py",
-             "build_info = {'is_cuda_build': True, 'cuda_version': '12.2', 'cudnn_version': '8'}\n");
+    tu_write(
+        tree, "site/tensorflow/python/platform/build_info.py",
+        "build_info = {'is_cuda_build': True, 'cuda_version': '12.2', 'cudnn_version': '8'}\n");
     metadata("tensorflow-2.15.0.dist-info", "tensorflow", "2.15.0", NULL);
     /* Counted over the probe alone, as each failing run below fails inside it. */
     struct run r;
@@ -587,11 +587,11 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tensorflow_dict),   cmocka_unit_test(test_tensorflow_assign_and_cpu),
-        cmocka_unit_test(test_torch_builds),      cmocka_unit_test(test_torch_egg_info_file),
-        cmocka_unit_test(test_jax_and_cupy),      cmocka_unit_test(test_keras),
-        cmocka_unit_test(test_torch_libraries),   cmocka_unit_test(test_tensorflow_dlopens),
-        cmocka_unit_test(test_hostile),           cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_tensorflow_dict), cmocka_unit_test(test_tensorflow_assign_and_cpu),
+        cmocka_unit_test(test_torch_builds),    cmocka_unit_test(test_torch_egg_info_file),
+        cmocka_unit_test(test_jax_and_cupy),    cmocka_unit_test(test_keras),
+        cmocka_unit_test(test_torch_libraries), cmocka_unit_test(test_tensorflow_dlopens),
+        cmocka_unit_test(test_hostile),         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
