@@ -10,7 +10,7 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS       ?=
 
-BUILD_DEPS := cmake make gcc pkg-config libjson-c-dev
+BUILD_DEPS := cmake make gcc pkg-config libjson-c-dev libpcre2-dev
 TEST_DEPS  := $(BUILD_DEPS) libcmocka-dev clang-format
 FUZZ_DEPS  := $(BUILD_DEPS) clang libclang-rt-14-dev
 BENCH_DEPS := $(BUILD_DEPS) hyperfine python3-torch time valgrind libtree

@@ -5,7 +5,7 @@
 # 2 missing prerequisite or failed command).
 set -uo pipefail
 
-BENCHMARKS=(collect_env which_tree frameworks)   # later issues add theirs: bench/NAME.sh BUILD_DIR
+BENCHMARKS=(collect_env which_tree frameworks explain_grep)   # later issues add theirs: bench/NAME.sh BUILD_DIR
 
 BUILD=${1:?usage: bench/run.sh BUILD_DIR [BENCHMARK...]}
 shift

@@ -8,7 +8,9 @@ exits 0 when the targets are met, 1 when one is missed, 2 when a command failed.
 
 Commands are named as in hyperfine (-n NAME) and given in table order with --cmd. Targets:
 --ratio NUM DEN MAX (NUM's mean time / DEN's at most MAX; without MAX the ratio is shown as
-information) and --max-rss NAME KIB (NAME's largest max RSS below KIB).
+information), --max-rss NAME KIB (NAME's largest max RSS below KIB) and --throughput NAME
+BYTES [MIN_MBS] (BYTES read by each run of NAME, per mean time, at least MIN_MBS MB/s; without
+MIN_MBS shown as information).
 """
 import argparse
 import json
@@ -57,6 +59,9 @@ def main():
     ap.add_argument("--ratio", nargs="+", action="append", default=[],
                     metavar="NUM DEN [MAX]", help="time ratio NUM/DEN, a target when MAX is given")
     ap.add_argument("--max-rss", nargs=2, action="append", default=[], metavar=("NAME", "KIB"))
+    ap.add_argument("--throughput", nargs="+", action="append", default=[],
+                    metavar="NAME BYTES [MIN_MBS]",
+                    help="BYTES / mean time of NAME in MB/s (10^6), a target with MIN_MBS")
     ap.add_argument("--machine", required=True)
     ap.add_argument("--markdown", required=True)
     a = ap.parse_args()
@@ -112,6 +117,16 @@ def main():
             return 2
         rss_targets.append((n, int(kib), rss[n][0] < int(kib)))
 
+    throughputs = []  # (name, MB/s of the mean, of the median, min or None, ok)
+    for spec in a.throughput:
+        if len(spec) not in (2, 3) or spec[0] not in results:
+            print(f"bench: bad --throughput {' '.join(spec)}", file=sys.stderr)
+            return 2
+        r, nbytes = results[spec[0]], int(spec[1])
+        mn = float(spec[2]) if len(spec) == 3 else None
+        mbs = nbytes / r["mean"] / 1e6
+        throughputs.append((spec[0], mbs, nbytes / r["median"] / 1e6, mn, mn is None or mbs >= mn))
+
     with open(a.machine) as f:
         machine = dict(line.rstrip("\n").split(": ", 1) for line in f if ": " in line)
 
@@ -129,6 +144,9 @@ def main():
         itxt = f"; instructions {ir:.3g}" if ir is not None else ""
         lines.append(f"  time ratio {num} / {den} = {r:.3g} ± {sd:.2g}{eq_frac(r)}"
                      f" (medians {mr:.3g}{itxt}){target}")
+    for n, mbs, med, mn, ok in throughputs:
+        target = f"; target >= {mn:g} MB/s: {'met' if ok else 'MISSED'}" if mn is not None else ""
+        lines.append(f"  throughput {n} {mbs:.0f} MB/s (median {med:.0f} MB/s){target}")
     for n, kib, ok in rss_targets:
         lines.append(f"  max RSS {n} {mib(rss[n][0])}; target < {kib // 1024} MiB: "
                      f"{'met' if ok else 'MISSED'}")
@@ -174,12 +192,18 @@ def main():
                   else " (information)")
         md.append(f"- Time ratio {num} / {den} (means): **{r:.3g} ± {sd:.2g}{eq_frac(r)}**; "
                   f"medians: {mr:.3g}{itxt}.{target}")
+    for n, mbs, med, mn, ok in throughputs:
+        target = (f" Target ≥ {mn:g} MB/s: **{'met' if ok else 'missed'}**." if mn is not None
+                  else " (information)")
+        md.append(f"- Throughput of {n} (bytes / mean time): **{mbs:.0f} MB/s**; "
+                  f"median: {med:.0f} MB/s.{target}")
     for n, kib, ok in rss_targets:
         md.append(f"- Max RSS of {n}: **{mib(rss[n][0])}**. Target < {kib // 1024} MiB: "
                   f"**{'met' if ok else 'missed'}**.")
     with open(a.markdown, "w") as f:
         f.write("\n".join(md) + "\n")
-    met = all(r[7] for r in ratios) and all(t[2] for t in rss_targets)
+    met = (all(r[7] for r in ratios) and all(t[2] for t in rss_targets)
+           and all(t[4] for t in throughputs))
     return 0 if met else 1
 
 

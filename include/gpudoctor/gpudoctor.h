@@ -301,6 +301,138 @@ struct gd_render_options {
 GD_API enum gd_status gd_render(const struct gd_report *report, enum gd_format format,
                                 const struct gd_render_options *options, char **out, size_t *len);
 
+/* ---- explain: why did this run fail? ---------------------------------------------------------
+ * A log (a traceback, a training log, dmesg, nvidia-smi's output) is scanned for the signatures
+ * of docs/explain.md; each matched signature names one cause; the causes found are ranked and,
+ * given a report of the machine (gd_check, or a saved one read with gd_report_read_json), each
+ * is confirmed or ruled out with the machine's facts and given fix steps made exact for it.
+ * A C/C++ program can classify an error message in its own error path with gd_explain_message.
+ *
+ * A struct gd_explain (the compiled signatures) is read-only once built: several threads may
+ * scan with it at once, each with its own stream. A result owns everything it holds: it may
+ * outlive the gd_explain and the report it was made from.
+ */
+
+struct gd_explain;
+struct gd_explain_stream;
+struct gd_explain_result;
+struct gd_explain_cause;
+struct gd_explain_match;
+
+/*
+ * Load and compile the signatures: the embedded explain_signatures, explain_causes and xids
+ * tables, or those of gd_options_set_kb_dir (`opts` may be NULL). Rows that cannot be used are
+ * left out and listed by gd_explain_problem_at. GD_OK, GD_ENOMEM, or GD_ENOENT / GD_ENOTDIR for
+ * a --kb directory that is not one.
+ */
+GD_API enum gd_status gd_explain_new(const struct gd_options *opts, struct gd_explain **out);
+GD_API void gd_explain_free(struct gd_explain *ex);
+/* Signatures compiled. */
+GD_API size_t gd_explain_signature_count(const struct gd_explain *ex);
+/* Problems met loading the tables ("explain_signatures x: pattern does not compile ..."). */
+GD_API size_t gd_explain_problem_count(const struct gd_explain *ex);
+GD_API const char *gd_explain_problem_at(const struct gd_explain *ex, size_t i);
+
+/*
+ * Streaming: feed a log in pieces of any size, in constant memory. `channel` is 0, or 1 for a
+ * second interleaved stream (a command's standard error beside its standard output); each has
+ * its own line numbers. Lines of any length and any bytes (NUL, invalid UTF-8) are accepted.
+ * gd_explain_stream_feed returns GD_OK, GD_ENOMEM (sticky), or GD_EINVAL (bad channel, or fed
+ * after finish).
+ */
+GD_API enum gd_status gd_explain_stream_new(const struct gd_explain *ex,
+                                            struct gd_explain_stream **out);
+GD_API enum gd_status gd_explain_stream_feed(struct gd_explain_stream *s, unsigned channel,
+                                             const void *data, size_t len);
+/*
+ * End of the log: rank the causes found and, with `machine` (may be NULL: from the log alone),
+ * confirm or rule out each and make its fix steps exact. `name` (may be NULL) names the log in
+ * the result ("train.log", "-"). On GD_OK `*out` is a new result. GD_ENOMEM.
+ */
+GD_API enum gd_status gd_explain_stream_finish(struct gd_explain_stream *s, const char *name,
+                                               const struct gd_report *machine,
+                                               struct gd_explain_result **out);
+GD_API void gd_explain_stream_free(struct gd_explain_stream *s);
+
+/* One message (an exception's text, a status string): gd_explain_stream_* in one call. */
+GD_API enum gd_status gd_explain_message(const struct gd_explain *ex, const char *msg, size_t len,
+                                         const struct gd_report *machine,
+                                         struct gd_explain_result **out);
+GD_API void gd_explain_result_free(struct gd_explain_result *r);
+
+/* Causes found, most likely first. */
+GD_API size_t gd_explain_cause_count(const struct gd_explain_result *r);
+GD_API const struct gd_explain_cause *gd_explain_cause_at(const struct gd_explain_result *r,
+                                                          size_t i);
+/* Lines read per channel, and the log's name (or NULL). */
+GD_API unsigned long long gd_explain_result_lines(const struct gd_explain_result *r,
+                                                  unsigned channel);
+GD_API const char *gd_explain_result_name(const struct gd_explain_result *r);
+
+enum gd_explain_verdict {
+    GD_EXPLAIN_UNCHECKED, /* no machine report was given */
+    GD_EXPLAIN_CONFIRMED, /* the machine shows the cause (a finding, a missing library, ...) */
+    GD_EXPLAIN_NOT_HERE,  /* the machine does not show it: the log is from elsewhere or older */
+    GD_EXPLAIN_UNDECIDED, /* the machine's facts neither confirm nor rule it out */
+};
+/* "unchecked", "confirmed", "not-on-this-machine", "undecided". */
+GD_API const char *gd_explain_verdict_name(enum gd_explain_verdict v);
+
+/* The cause's id (docs/explain.md: "cudnn-not-found", ...), title and what it means. */
+GD_API const char *gd_explain_cause_id(const struct gd_explain_cause *c);
+GD_API const char *gd_explain_cause_title(const struct gd_explain_cause *c);
+GD_API const char *gd_explain_cause_meaning(const struct gd_explain_cause *c);
+GD_API enum gd_explain_verdict gd_explain_cause_verdict(const struct gd_explain_cause *c);
+/* The ranking score (docs/explain.md: signature weights, matched lines, the verdict). */
+GD_API int gd_explain_cause_score(const struct gd_explain_cause *c);
+/* Matched lines in all (each signature counts a line once). */
+GD_API unsigned long long gd_explain_cause_line_count(const struct gd_explain_cause *c);
+/* Kept matched lines, in log order. */
+GD_API size_t gd_explain_cause_match_count(const struct gd_explain_cause *c);
+GD_API const struct gd_explain_match *gd_explain_cause_match_at(const struct gd_explain_cause *c,
+                                                                size_t i);
+/* What this machine shows about the cause, one statement each ("here libcudnn.so.8 is not
+ * found; this machine has cuDNN 9.19.0 ..."). */
+GD_API size_t gd_explain_cause_note_count(const struct gd_explain_cause *c);
+GD_API const char *gd_explain_cause_note_at(const struct gd_explain_cause *c, size_t i);
+/* The machine's facts behind the notes (copies: they live as long as the result). */
+GD_API size_t gd_explain_cause_evidence_count(const struct gd_explain_cause *c);
+GD_API const struct gd_fact *gd_explain_cause_evidence_at(const struct gd_explain_cause *c,
+                                                          size_t i);
+/* Fix steps, the exact ones first. */
+GD_API size_t gd_explain_cause_fix_count(const struct gd_explain_cause *c);
+GD_API const char *gd_explain_cause_fix_at(const struct gd_explain_cause *c, size_t i);
+
+/* A matched line: its signature, where it is, its text and the parameters extracted. */
+GD_API const char *gd_explain_match_signature(const struct gd_explain_match *m);
+/* The public source of a real occurrence of the signature's message. */
+GD_API const char *gd_explain_match_source(const struct gd_explain_match *m);
+GD_API unsigned long long gd_explain_match_line(const struct gd_explain_match *m);
+GD_API unsigned gd_explain_match_channel(const struct gd_explain_match *m);
+/* The line (at most 512 bytes of it, around the match); may hold any byte, NUL included. */
+GD_API const char *gd_explain_match_text(const struct gd_explain_match *m, size_t *len);
+/* The value of parameter `name` ("library", "version", "requested", "sm", "xid", ...) or NULL. */
+GD_API const char *gd_explain_match_param(const struct gd_explain_match *m, const char *name);
+GD_API size_t gd_explain_match_param_count(const struct gd_explain_match *m);
+GD_API const char *gd_explain_match_param_name(const struct gd_explain_match *m, size_t i);
+GD_API const char *gd_explain_match_param_value(const struct gd_explain_match *m, size_t i);
+
+/*
+ * Format a result: GD_FORMAT_TEXT or GD_FORMAT_JSON (schema gpudoctor.explain/1,
+ * docs/explain.md); GD_EINVAL for the other formats. Output as for gd_render.
+ */
+GD_API enum gd_status gd_explain_render(const struct gd_explain_result *r, enum gd_format format,
+                                        const struct gd_render_options *options, char **out,
+                                        size_t *len);
+
+/*
+ * Read a report saved with `gpudoctor check --json` (schema gpudoctor.report/1), for explaining
+ * against a machine that is not this one. Facts, findings (with evidence and fix steps) come
+ * back as they were written. On GD_OK `*out` is a new report. GD_EFORMAT when it is not such a
+ * report (not JSON, another schema), GD_ELIMIT past 64 MiB, GD_ENOMEM.
+ */
+GD_API enum gd_status gd_report_read_json(const char *data, size_t len, struct gd_report **out);
+
 #ifdef __cplusplus
 }
 #endif

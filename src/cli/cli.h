@@ -81,5 +81,6 @@ typedef enum gd_status (*gd_advise_fn)(const struct gd_options *opts, const char
 /* compat and plan: parse the options, answer with `fn`, print, map the answer to the exit
  * status. */
 int gd_cli_advise(int argc, char **argv, const char *cmd, const char *usage, gd_advise_fn fn);
+int gd_cmd_explain(int argc, char **argv);
 
 #endif

@@ -16,6 +16,8 @@ static const struct command commands[] = {
     { "test", gd_cmd_test, "run real work on each GPU through every layer, results checked" },
     { "compat", gd_cmd_compat, "what a version (tensorflow==2.15, cuda==12.4, a GPU) needs" },
     { "plan", gd_cmd_plan, "the newest releases of a framework that run here, and upgrades" },
+    { "explain", gd_cmd_explain,
+      "why a run failed: its log (or --run -- CMD) against known errors" },
 };
 
 static void help(void)
