@@ -13,6 +13,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether a framework_lib entity id belongs to the framework entity `fw_id`
+ * ("framework:<path>" owns "framework_lib:<path>:<soname>"). */
+static bool owned_id(const char *lib_id, const char *fw_id)
+{
+    static const char lib[] = "framework_lib:", fw[] = "framework:";
+    if (strncmp(lib_id, lib, sizeof lib - 1) != 0 || strncmp(fw_id, fw, sizeof fw - 1) != 0)
+        return false;
+    const char *path = fw_id + sizeof fw - 1;
+    size_t n = strlen(path);
+    return strncmp(lib_id + sizeof lib - 1, path, n) == 0 && lib_id[sizeof lib - 1 + n] == ':';
+}
+
 /* The CUDA runtime a framework uses: the version of the libcudart it loads, else the CUDA it
  * was built for. `*why` receives the fact. */
 static bool runtime_of(const struct gd_report *r, const struct gd_entity *fw,
@@ -21,10 +33,14 @@ static bool runtime_of(const struct gd_report *r, const struct gd_entity *fw,
     const char *id = gd_entity_id(fw);
     for (size_t i = 0; i < gd_report_entity_count(r); i++) {
         const struct gd_entity *e = gd_report_entity_at(r, i);
+        /* By id first ("framework_lib:<dist-info>:<soname>"): a check of 100 environments
+         * holds thousands of other entities and libraries of other frameworks. */
+        if (!owned_id(gd_entity_id(e), id))
+            continue;
         const char *owner = gd_fw_val(e, "framework"), *family = gd_fw_val(e, "family");
         const char *v = gd_fw_val(e, "version");
-        if (strcmp(gd_entity_kind(e), "framework_lib") != 0 || !owner || strcmp(owner, id) != 0 ||
-            !family || strcmp(family, "cudart") != 0 || !gd_fw_val(e, "path") || !v)
+        if (!owner || strcmp(owner, id) != 0 || !family || strcmp(family, "cudart") != 0 ||
+            !gd_fw_val(e, "path") || !v)
             continue;
         if (gd_version_parse(v, cuda) == GD_OK && cuda->nparts >= 2) {
             *why = gd_entity_fact(e, "version");
@@ -109,9 +125,10 @@ void gd_rule_fwdriver(struct gd_report *r, const struct gd_kb *kb)
         return;
     for (size_t i = 0; i < gd_report_entity_count(r); i++) {
         const struct gd_entity *fw = gd_report_entity_at(r, i);
+        if (strcmp(gd_entity_kind(fw), "framework") != 0)
+            continue;
         const char *build = gd_fw_val(fw, "build");
-        if (strcmp(gd_entity_kind(fw), "framework") != 0 || !build || strcmp(build, "cuda") != 0 ||
-            !gd_fw_judged_role(fw))
+        if (!build || strcmp(build, "cuda") != 0 || !gd_fw_judged_role(fw))
             continue;
         struct gd_version cuda;
         const struct gd_fact *cuda_fact = NULL;

@@ -16,6 +16,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether a framework_lib entity id belongs to the framework entity `fw_id`
+ * ("framework:<path>" owns "framework_lib:<path>:<soname>"). */
+static bool owned_id(const char *lib_id, const char *fw_id)
+{
+    static const char lib[] = "framework_lib:", fw[] = "framework:";
+    if (strncmp(lib_id, lib, sizeof lib - 1) != 0 || strncmp(fw_id, fw, sizeof fw - 1) != 0)
+        return false;
+    const char *path = fw_id + sizeof fw - 1;
+    size_t n = strlen(path);
+    return strncmp(lib_id + sizeof lib - 1, path, n) == 0 && lib_id[sizeof lib - 1 + n] == ':';
+}
+
 /* The framework_lib of `fw` of `family` that the loader finds, with a version. */
 static const struct gd_entity *loaded(const struct gd_report *r, const struct gd_entity *fw,
                                       const char *family, struct gd_version *v)
@@ -23,11 +35,14 @@ static const struct gd_entity *loaded(const struct gd_report *r, const struct gd
     const char *id = gd_entity_id(fw);
     for (size_t i = 0; i < gd_report_entity_count(r); i++) {
         const struct gd_entity *e = gd_report_entity_at(r, i);
+        /* By id first ("framework_lib:<dist-info>:<soname>"): a check of 100 environments
+         * holds thousands of other entities and libraries of other frameworks. */
+        if (!owned_id(gd_entity_id(e), id))
+            continue;
         const char *owner = gd_fw_val(e, "framework"), *fam = gd_fw_val(e, "family");
         const char *ver = gd_fw_val(e, "version");
-        if (strcmp(gd_entity_kind(e), "framework_lib") == 0 && owner && strcmp(owner, id) == 0 &&
-            fam && strcmp(fam, family) == 0 && gd_fw_val(e, "path") && ver &&
-            gd_version_parse(ver, v) == GD_OK && v->nparts >= 2)
+        if (owner && strcmp(owner, id) == 0 && fam && strcmp(fam, family) == 0 &&
+            gd_fw_val(e, "path") && ver && gd_version_parse(ver, v) == GD_OK && v->nparts >= 2)
             return e;
     }
     return NULL;
@@ -233,9 +248,10 @@ void gd_rule_fwversions(struct gd_report *r, const struct gd_kb *kb)
     gd_rules_kb_env(r, &env, NULL);
     for (size_t i = 0; i < gd_report_entity_count(r); i++) {
         const struct gd_entity *fw = gd_report_entity_at(r, i);
+        if (strcmp(gd_entity_kind(fw), "framework") != 0)
+            continue;
         const char *build = gd_fw_val(fw, "build");
-        if (strcmp(gd_entity_kind(fw), "framework") != 0 || !build || strcmp(build, "cuda") != 0 ||
-            !gd_fw_judged_role(fw))
+        if (!build || strcmp(build, "cuda") != 0 || !gd_fw_judged_role(fw))
             continue;
         struct gd_version have;
         const struct gd_entity *lib = loaded(r, fw, "cudnn", &have);
