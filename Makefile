@@ -1,7 +1,8 @@
 # gpudoctor — the two commands of the README's quick start:
 #   make run    install what the build needs, build, and run `gpudoctor` on this machine
 #   make test   install what the tests need, build, and run the whole suite, twice:
-#               a normal build and an AddressSanitizer + UndefinedBehaviorSanitizer build
+#               a normal build and an AddressSanitizer + UndefinedBehaviorSanitizer build;
+#               then the Windows build's tests under wine (test-windows)
 #   make windows  cross-build build-win/gpudoctor.exe for 64-bit Windows with mingw-w64
 #               (docs/windows.md); make test-windows runs its tests under wine
 # Other targets: build, asan, fuzz, bench, format, clean. ARGS='...' passes options to run.
@@ -39,7 +40,7 @@ build: deps $(BUILD)/CMakeCache.txt
 run: build
 	@./$(BUILD)/gpudoctor $(ARGS); s=$$?; [ $$s -le 1 ] || exit $$s
 
-test: test-normal test-asan
+test: test-normal test-asan test-windows
 
 test-normal:
 	@scripts/deps.sh $(TEST_DEPS)
@@ -60,9 +61,19 @@ windows:
 	@scripts/deps.sh $(WIN_DEPS)
 	scripts/windows-deps.sh $(WIN_BUILD)/deps/prefix
 	cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake \
-	  -DGD_WIN_PREFIX=$(CURDIR)/$(WIN_BUILD)/deps/prefix -DCMAKE_BUILD_TYPE=Release -DGD_TESTS=OFF
+	  -DGD_WIN_PREFIX=$(CURDIR)/$(WIN_BUILD)/deps/prefix -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(WIN_BUILD) -j $(JOBS) --target gpudoctor
 	@echo "gpudoctor: built $(WIN_BUILD)/gpudoctor.exe"
+
+# The mingw build's unit tests and fuzz-corpus replays, run under wine from CTest (skipped
+# without wine); the build of `make windows` with GD_TESTS on.
+test-windows:
+	@scripts/deps.sh $(WIN_TEST_DEPS)
+	scripts/windows-deps.sh $(WIN_BUILD)/deps/prefix
+	cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake \
+	  -DGD_WIN_PREFIX=$(CURDIR)/$(WIN_BUILD)/deps/prefix -DCMAKE_BUILD_TYPE=Release -DGD_TESTS=ON
+	cmake --build $(WIN_BUILD) -j $(JOBS)
+	cd $(WIN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 fuzz:
 	@scripts/deps.sh $(FUZZ_DEPS)

@@ -345,15 +345,12 @@ enum gd_status gd_os_opendir(const char *path, struct gd_os_dir **out)
     gd_free(w);
     if (d->find == INVALID_HANDLE_VALUE) {
         gd_free(d);
-        /* An empty directory still lists "." and ".."; a file named as a directory says
-         * ERROR_DIRECTORY or ERROR_PATH_NOT_FOUND. */
-        if (e == ERROR_DIRECTORY)
+        /* An empty directory still lists "." and "..", so a failure is no directory there: a
+         * file named as one says ERROR_DIRECTORY, ERROR_PATH_NOT_FOUND or (wine)
+         * ERROR_INVALID_NAME, hence the question asked again. */
+        struct gd_os_stat s;
+        if (e == ERROR_DIRECTORY || (gd_os_stat(path, &s) == GD_OK && s.type != GD_FT_DIR))
             return GD_ENOTDIR;
-        if (e == ERROR_PATH_NOT_FOUND || e == ERROR_FILE_NOT_FOUND) {
-            struct gd_os_stat s;
-            if (gd_os_stat(path, &s) == GD_OK && s.type != GD_FT_DIR)
-                return GD_ENOTDIR;
-        }
         return from_win(e);
     }
     d->have = true;
