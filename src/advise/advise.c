@@ -3,6 +3,7 @@
 #include "advise/advise.h"
 
 #include "core/alloc.h"
+#include "core/attr.h"
 #include "core/arena.h"
 #include "core/str.h"
 #include "kb/kb.h"
@@ -499,8 +500,7 @@ void gd_adv_install(struct gd_advice *a, struct gd_adv_section *s, const struct 
 
 /* ---- arguments ------------------------------------------------------------------------------- */
 
-static void say(char *problem, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void say(char *problem, size_t size, const char *fmt, ...) GD_PRINTF(3, 4);
 static void say(char *problem, size_t size, const char *fmt, ...)
 {
     if (!problem || !size)

@@ -14,6 +14,7 @@
 #ifndef GD_ADVISE_ADVISE_H
 #define GD_ADVISE_ADVISE_H
 
+#include "core/attr.h"
 #include "core/version.h"
 #include "kb/compat.h"
 #include "kb/pick.h"
@@ -118,11 +119,10 @@ enum gd_status gd_advise_plan(const struct gd_kb *kb, const struct gd_adv_machin
 
 struct gd_advice *gd_adv_new(const struct gd_adv_machine *m, const char *command,
                              const char *query);
-struct gd_adv_section *gd_adv_section(struct gd_advice *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+struct gd_adv_section *gd_adv_section(struct gd_advice *a, const char *fmt, ...) GD_PRINTF(2, 3);
 struct gd_adv_line *gd_adv_line(struct gd_advice *a, struct gd_adv_section *s,
                                 enum gd_adv_kind kind, enum gd_kb_answer answer, const char *fmt,
-                                ...) __attribute__((format(printf, 5, 6)));
+                                ...) GD_PRINTF(5, 6);
 /* The line's command (install lines). */
 void gd_adv_command(struct gd_advice *a, struct gd_adv_line *l, const char *command);
 /* Cite the source of a KB row (NULL: nothing). */
@@ -138,8 +138,7 @@ void gd_adv_judge(struct gd_adv_section *s);
 enum gd_kb_answer gd_adv_all(enum gd_kb_answer a, enum gd_kb_answer b);
 /* "any of these": YES wins over UNKNOWN over NO. */
 enum gd_kb_answer gd_adv_any(enum gd_kb_answer a, enum gd_kb_answer b);
-void gd_adv_summary(struct gd_advice *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void gd_adv_summary(struct gd_advice *a, const char *fmt, ...) GD_PRINTF(2, 3);
 /* The summary for verdict `v`: "<Where> can <what>.", "... cannot ...", "The knowledge base
  * cannot tell whether <where> can <what>." */
 void gd_adv_conclude(struct gd_advice *a, enum gd_kb_answer v, const char *what);

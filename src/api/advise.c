@@ -3,6 +3,7 @@
 #include "advise/advise.h"
 #include "api/options.h"
 #include "core/alloc.h"
+#include "core/attr.h"
 #include "core/buf.h"
 #include "core/env.h"
 #include "core/report.h"
@@ -95,8 +96,7 @@ enum gd_status gd_options_set_os(struct gd_options *o, const char *os)
 
 /* ---- the machine ---------------------------------------------------------------------------- */
 
-static void say(char *problem, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void say(char *problem, size_t size, const char *fmt, ...) GD_PRINTF(3, 4);
 static void say(char *problem, size_t size, const char *fmt, ...)
 {
     if (!problem || !size)

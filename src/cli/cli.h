@@ -7,6 +7,7 @@
 #ifndef GD_CLI_CLI_H
 #define GD_CLI_CLI_H
 
+#include "core/attr.h"
 #include <gpudoctor/gpudoctor.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ bool gd_args_value(struct gd_args *a, const char *short_name, const char *long_n
                    const char **value, bool *bad);
 
 /* Print "gpudoctor CMD: message" to stderr and return GD_EXIT_USAGE. */
-int gd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gd_usage_error(const char *cmd, const char *fmt, ...) GD_PRINTF(2, 3);
 
 /* Whether to colour output on stdout: "auto" (a terminal, NO_COLOR unset, TERM not dumb),
  * "always", "never". Returns -1 for an unknown word. */

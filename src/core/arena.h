@@ -5,6 +5,7 @@
 #ifndef GD_CORE_ARENA_H
 #define GD_CORE_ARENA_H
 
+#include "core/attr.h"
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -18,9 +19,7 @@ void gd_arena_free(struct gd_arena *arena);
 void *gd_arena_alloc(struct gd_arena *arena, size_t size);
 char *gd_arena_strdup(struct gd_arena *arena, const char *s);
 char *gd_arena_strndup(struct gd_arena *arena, const char *s, size_t n);
-char *gd_arena_printf(struct gd_arena *arena, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-char *gd_arena_vprintf(struct gd_arena *arena, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
+char *gd_arena_printf(struct gd_arena *arena, const char *fmt, ...) GD_PRINTF(2, 3);
+char *gd_arena_vprintf(struct gd_arena *arena, const char *fmt, va_list ap) GD_PRINTF(2, 0);
 
 #endif

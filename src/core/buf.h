@@ -6,6 +6,7 @@
 #ifndef GD_CORE_BUF_H
 #define GD_CORE_BUF_H
 
+#include "core/attr.h"
 #include <gpudoctor/gpudoctor.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -37,9 +38,8 @@ void gd_buf_add(struct gd_buf *buf, const void *data, size_t len);
 void gd_buf_reserve(struct gd_buf *buf, size_t n);
 void gd_buf_puts(struct gd_buf *buf, const char *s);
 void gd_buf_putc(struct gd_buf *buf, char c);
-void gd_buf_printf(struct gd_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gd_buf_vprintf(struct gd_buf *buf, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
+void gd_buf_printf(struct gd_buf *buf, const char *fmt, ...) GD_PRINTF(2, 3);
+void gd_buf_vprintf(struct gd_buf *buf, const char *fmt, va_list ap) GD_PRINTF(2, 0);
 enum gd_status gd_buf_status(const struct gd_buf *buf);
 /* The contents, or "" when empty. Borrowed until the next append. */
 const char *gd_buf_str(const struct gd_buf *buf);

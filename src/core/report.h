@@ -10,6 +10,7 @@
 #ifndef GD_CORE_REPORT_H
 #define GD_CORE_REPORT_H
 
+#include "core/attr.h"
 #include <gpudoctor/gpudoctor.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -82,8 +83,7 @@ void gd_report_out_of_memory(struct gd_report *report);
 struct gd_arena *gd_report_arena(struct gd_report *report);
 /* Copy a string into the report's arena (NULL stays NULL; NULL and sticky failure on ENOMEM). */
 const char *gd_report_strdup(struct gd_report *report, const char *s);
-const char *gd_report_printf(struct gd_report *report, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+const char *gd_report_printf(struct gd_report *report, const char *fmt, ...) GD_PRINTF(2, 3);
 
 /* The entity with this id, created with `kind` when new. */
 struct gd_entity *gd_report_add_entity(struct gd_report *report, const char *kind, const char *id);
@@ -93,8 +93,7 @@ struct gd_entity *gd_report_add_entity(struct gd_report *report, const char *kin
 const struct gd_fact *gd_fact_str(struct gd_entity *entity, const char *name, const char *value,
                                   struct gd_source source);
 const struct gd_fact *gd_fact_strf(struct gd_entity *entity, const char *name,
-                                   struct gd_source source, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+                                   struct gd_source source, const char *fmt, ...) GD_PRINTF(4, 5);
 const struct gd_fact *gd_fact_int(struct gd_entity *entity, const char *name, long long value,
                                   struct gd_source source);
 const struct gd_fact *gd_fact_bool(struct gd_entity *entity, const char *name, bool value,
@@ -120,13 +119,11 @@ bool gd_fact_is_false(const struct gd_fact *fact);
 /* Add a finding; `title_fmt` is printf-style. */
 struct gd_finding *gd_finding_add(struct gd_report *report, const char *id,
                                   enum gd_severity severity, const char *title_fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void gd_finding_set_why(struct gd_finding *finding, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    GD_PRINTF(4, 5);
+void gd_finding_set_why(struct gd_finding *finding, const char *fmt, ...) GD_PRINTF(2, 3);
 /* Add a fact as evidence (NULL facts are ignored, duplicates are kept once). */
 void gd_finding_add_evidence(struct gd_finding *finding, const struct gd_fact *fact);
-void gd_finding_add_fix(struct gd_finding *finding, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void gd_finding_add_fix(struct gd_finding *finding, const char *fmt, ...) GD_PRINTF(2, 3);
 
 /* Order findings most severe first, keeping the rules' order within a severity. */
 void gd_report_sort_findings(struct gd_report *report);

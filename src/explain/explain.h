@@ -11,6 +11,7 @@
 #ifndef GD_EXPLAIN_EXPLAIN_H
 #define GD_EXPLAIN_EXPLAIN_H
 
+#include "core/attr.h"
 #include "explain/scan.h"
 #include "explain/sigs.h"
 
@@ -97,7 +98,7 @@ void gd_explain_join(struct gd_explain_result *r, const struct gd_explain *ex,
 
 /* Add a note (printf-style) to a cause; past GD_EXPLAIN_NOTES_MAX notes are dropped. */
 void gd_explain_note(struct gd_explain_result *r, struct gd_explain_cause *c, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    GD_PRINTF(3, 4);
 
 /* The value of parameter `name` of kept match `m`, or NULL. */
 const char *gd_explain_param(const struct gd_explain_match *m, const char *name);

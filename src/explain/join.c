@@ -10,6 +10,7 @@
  * loader's choice on the machine, a cuDNN version against the one the loader picks, the GPU's
  * compute capability against the framework's architectures, an Xid's meaning).
  */
+#include "core/attr.h"
 #include "explain/explain.h"
 
 #include "core/alloc.h"
@@ -94,8 +95,7 @@ static void set_verdict(struct gd_explain_cause *c, enum gd_explain_verdict v)
     c->verdict = v;
 }
 
-static void fix(struct join *j, struct gd_explain_cause *c, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void fix(struct join *j, struct gd_explain_cause *c, const char *fmt, ...) GD_PRINTF(3, 4);
 
 static void fix(struct join *j, struct gd_explain_cause *c, const char *fmt, ...)
 {

@@ -1,6 +1,7 @@
 #include "explain/sigs.h"
 
 #include "core/alloc.h"
+#include "core/attr.h"
 #include "kb/kb.h"
 
 #include <stdarg.h>
@@ -65,8 +66,7 @@ pcre2_general_context *gd_pcre2_context_new(bool *alloc_failed)
     return pcre2_general_context_create(pcre2_alloc, pcre2_dealloc, alloc_failed);
 }
 
-static void problem(struct gd_sigset *set, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void problem(struct gd_sigset *set, const char *fmt, ...) GD_PRINTF(2, 3);
 
 static void problem(struct gd_sigset *set, const char *fmt, ...)
 {

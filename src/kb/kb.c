@@ -1,6 +1,7 @@
 #include "kb/kb.h"
 
 #include "core/alloc.h"
+#include "core/attr.h"
 #include "core/buf.h"
 #include "kb/embedded.h"
 #include "os/os.h"
@@ -30,8 +31,7 @@ struct gd_kb {
     bool out_of_memory; /* a problem could not be recorded */
 };
 
-static void add_problem(struct gd_kb *kb, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void add_problem(struct gd_kb *kb, const char *fmt, ...) GD_PRINTF(2, 3);
 
 static void add_problem(struct gd_kb *kb, const char *fmt, ...)
 {

@@ -9,6 +9,7 @@
 #ifndef GD_OS_OS_H
 #define GD_OS_OS_H
 
+#include "core/attr.h"
 #include <gpudoctor/gpudoctor.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,8 +95,7 @@ typedef void (*gd_child_fn)(void *arg, struct gd_child_out *out);
 
 /* In the child: send "KEY VALUE\n" to the parent (VALUE printf-formatted; newlines in it are
  * replaced by spaces). */
-void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...) GD_PRINTF(3, 4);
 
 enum gd_child_end {
     GD_CHILD_EXITED,      /* `code` is the exit status */

@@ -4,6 +4,7 @@
 #include "probe/pyenvs.h"
 
 #include "core/alloc.h"
+#include "core/attr.h"
 #include "core/str.h"
 #include "os/os.h"
 #include "parse/pyvenv.h"
@@ -93,8 +94,7 @@ static enum gd_status seen(struct finder *f, enum gd_status s)
     return s;
 }
 
-static bool pathf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static bool pathf(char *buf, size_t size, const char *fmt, ...) GD_PRINTF(3, 4);
 static bool pathf(char *buf, size_t size, const char *fmt, ...)
 {
     va_list ap;
@@ -458,8 +458,7 @@ static void add_site(struct finder *f, struct gd_pyenv *e, const char *path)
     }
 }
 
-static void add_sitef(struct finder *f, struct gd_pyenv *e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void add_sitef(struct finder *f, struct gd_pyenv *e, const char *fmt, ...) GD_PRINTF(3, 4);
 static void add_sitef(struct finder *f, struct gd_pyenv *e, const char *fmt, ...)
 {
     char path[PATH_BUF];

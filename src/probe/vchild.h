@@ -16,6 +16,7 @@
 #ifndef GD_PROBE_VCHILD_H
 #define GD_PROBE_VCHILD_H
 
+#include "core/attr.h"
 #include "core/report.h"
 #include "os/os.h"
 #include "parse/childmsg.h"
@@ -27,8 +28,7 @@
 #define GD_VC_OUTPUT_MAX (1024 * 1024)
 
 /* ---- in the child ---- */
-void gd_vc_step(struct gd_child_out *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void gd_vc_step(struct gd_child_out *out, const char *fmt, ...) GD_PRINTF(2, 3);
 void gd_vc_fail(struct gd_child_out *out, const char *key, const char *call, long code,
                 const char *name);
 void gd_vc_done(struct gd_child_out *out);

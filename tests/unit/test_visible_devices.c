@@ -145,7 +145,7 @@ static void test_resolve(void **state)
         char got[64] = "";
         for (size_t k = 0; k < n; k++)
             snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu", k ? "," : "", map[k]);
-        print_message("\"%s\" on %zu GPUs -> %s\n", c->value, c->ngpus, got);
+        print_message("\"%s\" on %lu GPUs -> %s\n", c->value, (unsigned long)c->ngpus, got);
         assert_string_equal(got, c->map);
         assert_int_equal(l.stop, c->stop);
         assert_int_equal(n, l.mode == GD_VD_MIG_UUIDS ? 0 : l.n);
