@@ -602,7 +602,9 @@ static void scan_wheels(struct inventory *inv, const struct copy *c)
     char *dir = own(inv, dir_of(c->real));
     char *prefix = dir ? own(inv, prefix_of(dir)) : NULL;
     char *di = prefix ? own(inv, gd_path_join(prefix, "dist-info")) : NULL;
-    if (di)
+    /* Rare (toolkits assembled from wheels): asked of the stat cache before the list of
+     * directories already scanned, which a hundred environments make long. */
+    if (di && gd_root_is_dir(inv->ctx->root, di))
         scan_dist_infos(inv, di);
     gd_free(di);
     gd_free(prefix);
