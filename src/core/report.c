@@ -32,6 +32,9 @@ void gd_report_free(struct gd_report *r)
     }
     gd_free(r->entities);
     gd_free(r->by_id);
+    for (size_t i = 0; i < r->nkinds; i++)
+        gd_free(r->kinds[i].items);
+    gd_free(r->kinds);
     gd_free(r->findings);
     gd_arena_free(r->arena);
     gd_free(r);
@@ -114,6 +117,37 @@ static bool index_reserve(struct gd_report *r)
     return true;
 }
 
+static struct gd_kind_list *kind_list(const struct gd_report *r, const char *kind)
+{
+    for (size_t i = 0; i < r->nkinds; i++)
+        if (strcmp(r->kinds[i].kind, kind) == 0)
+            return &r->kinds[i];
+    return NULL;
+}
+
+/* Room for one more entity of `kind` (its list made when new); NULL when out of memory. */
+static struct gd_kind_list *kind_reserve(struct gd_report *r, const char *kind)
+{
+    struct gd_kind_list *l = kind_list(r, kind);
+    if (!l) {
+        const char *copy = gd_report_strdup(r, kind);
+        if (!copy || gd_grow((void **)&r->kinds, &r->cap_kinds, r->nkinds + 1, sizeof *r->kinds))
+            return NULL;
+        l = &r->kinds[r->nkinds++];
+        *l = (struct gd_kind_list){ copy, NULL, 0, 0 };
+    }
+    if (gd_grow((void **)&l->items, &l->cap, l->count + 1, sizeof *l->items))
+        return NULL;
+    return l;
+}
+
+struct gd_entity *const *gd_report_kind(const struct gd_report *r, const char *kind, size_t *n)
+{
+    const struct gd_kind_list *l = r && kind ? kind_list(r, kind) : NULL;
+    *n = l ? l->count : 0;
+    return l ? l->items : NULL;
+}
+
 struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, const char *id)
 {
     if (!r || r->failed)
@@ -122,10 +156,11 @@ struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, co
     if (e)
         return e;
     e = gd_arena_alloc(r->arena, sizeof *e);
+    struct gd_kind_list *byk = NULL;
     if (!e ||
         gd_grow((void **)&r->entities, &r->cap_entities, r->nentities + 1, sizeof *r->entities) !=
             0 ||
-        !index_reserve(r))
+        !index_reserve(r) || !(byk = kind_reserve(r, kind)))
         return fail(r);
     e->report = r;
     e->kind = gd_report_strdup(r, kind);
@@ -135,6 +170,7 @@ struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, co
     e->id_hash = gd_hash_str(e->id);
     r->entities[r->nentities++] = e;
     index_put(r->by_id, r->cap_by_id, e);
+    byk->items[byk->count++] = e;
     return e;
 }
 

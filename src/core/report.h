@@ -53,6 +53,12 @@ struct gd_finding {
     size_t nfix, cap_fix;
 };
 
+struct gd_kind_list {
+    const char *kind; /* in the report's arena */
+    struct gd_entity **items;
+    size_t count, cap;
+};
+
 struct gd_report {
     struct gd_arena *arena;
     struct gd_entity **entities;
@@ -62,6 +68,10 @@ struct gd_report {
      * id all the time). */
     struct gd_entity **by_id;
     size_t cap_by_id;
+    /* Entities by kind, in the order they were added: the rules walk one kind (every framework,
+     * every framework_lib) among thousands of entities. A few dozen kinds: a plain array. */
+    struct gd_kind_list *kinds;
+    size_t nkinds, cap_kinds;
     struct gd_finding **findings;
     size_t nfindings, cap_findings;
     bool failed;
@@ -124,6 +134,11 @@ void gd_finding_set_why(struct gd_finding *finding, const char *fmt, ...) GD_PRI
 /* Add a fact as evidence (NULL facts are ignored, duplicates are kept once). */
 void gd_finding_add_evidence(struct gd_finding *finding, const struct gd_fact *fact);
 void gd_finding_add_fix(struct gd_finding *finding, const char *fmt, ...) GD_PRINTF(2, 3);
+
+/* The entities of one kind, in the order they were added, and their count in `*n` (the array
+ * is valid until the next entity is added; NULL with *n = 0 when there is none). */
+struct gd_entity *const *gd_report_kind(const struct gd_report *report, const char *kind,
+                                        size_t *n);
 
 /* Order findings most severe first, keeping the rules' order within a severity. */
 void gd_report_sort_findings(struct gd_report *report);

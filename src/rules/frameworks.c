@@ -90,10 +90,10 @@ bool gd_fw_in_env(const struct gd_report *r, const struct gd_entity *env,
 const struct gd_entity *gd_fw_find(const struct gd_report *r, const struct gd_entity *env,
                                    const char *framework, const char *dist)
 {
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *e = gd_report_entity_at(r, i);
-        if (!kind_is(e, "framework"))
-            continue;
+    size_t n_e;
+    struct gd_entity *const *all_e = gd_report_kind(r, "framework", &n_e);
+    for (size_t i = 0; i < n_e; i++) {
+        const struct gd_entity *e = all_e[i];
         const char *f = gd_fw_val(e, "framework"), *d = gd_fw_val(e, "dist");
         if ((framework && (!f || strcmp(f, framework) != 0)) ||
             (dist && (!d || strcmp(d, dist) != 0)))

@@ -33,8 +33,10 @@ static const struct gd_entity *loaded(const struct gd_report *r, const struct gd
                                       const char *family, struct gd_version *v)
 {
     const char *id = gd_entity_id(fw);
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *e = gd_report_entity_at(r, i);
+    size_t n_e;
+    struct gd_entity *const *all_e = gd_report_kind(r, "framework_lib", &n_e);
+    for (size_t i = 0; i < n_e; i++) {
+        const struct gd_entity *e = all_e[i];
         /* By id first ("framework_lib:<dist-info>:<soname>"): a check of 100 environments
          * holds thousands of other entities and libraries of other frameworks. */
         if (!owned_id(gd_entity_id(e), id))
@@ -246,10 +248,10 @@ void gd_rule_fwversions(struct gd_report *r, const struct gd_kb *kb)
 {
     struct gd_kb_env env;
     gd_rules_kb_env(r, &env, NULL);
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *fw = gd_report_entity_at(r, i);
-        if (strcmp(gd_entity_kind(fw), "framework") != 0)
-            continue;
+    size_t n_fw;
+    struct gd_entity *const *all_fw = gd_report_kind(r, "framework", &n_fw);
+    for (size_t i = 0; i < n_fw; i++) {
+        const struct gd_entity *fw = all_fw[i];
         const char *build = gd_fw_val(fw, "build");
         if (!build || strcmp(build, "cuda") != 0 || !gd_fw_judged_role(fw))
             continue;

@@ -167,10 +167,10 @@ static void tensorflow_pairing(struct gd_report *r, const struct gd_kb *kb,
 void gd_rule_keras(struct gd_report *r, const struct gd_kb *kb)
 {
     bool gpu = gd_fw_gpu_present(r);
-    for (size_t i = 0; i < gd_report_entity_count(r); i++) {
-        const struct gd_entity *keras = gd_report_entity_at(r, i);
-        if (strcmp(gd_entity_kind(keras), "keras") != 0)
-            continue;
+    size_t n_keras;
+    struct gd_entity *const *all_keras = gd_report_kind(r, "keras", &n_keras);
+    for (size_t i = 0; i < n_keras; i++) {
+        const struct gd_entity *keras = all_keras[i];
         char id[4200];
         snprintf(id, sizeof id, "python_env:%s", gd_fw_val(keras, "env"));
         const struct gd_entity *env = gd_report_entity(r, id);
