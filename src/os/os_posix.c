@@ -756,31 +756,6 @@ enum gd_status gd_os_children_run_watched(const struct gd_child_job *jobs, size_
     return st;
 }
 
-const char *gd_os_signal_name(int sig, char *buf, size_t size)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGABRT:
-        return "SIGABRT";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGTERM:
-        return "SIGTERM";
-    case SIGTRAP:
-        return "SIGTRAP";
-    default:
-        snprintf(buf, size, "signal %d", sig);
-        return buf;
-    }
-}
-
 void *gd_os_dlopen(const char *path, char *err, size_t size)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -27,21 +27,11 @@
 #include <windows.h>
 #include <winioctl.h>
 
+#include "os/signals.h"
+
 #define LINK_MAX_BYTES 4096
 /* Long paths (\\?\ form) reach 32767 UTF-16 units. */
 #define WPATH_MAX 32768
-
-/* Signals Windows' C library does not define, numbered as on Linux: the numbers only travel
- * inside gpudoctor and are printed by name. */
-#ifndef SIGKILL
-#define SIGKILL 9
-#endif
-#ifndef SIGBUS
-#define SIGBUS 7
-#endif
-#ifndef SIGTRAP
-#define SIGTRAP 5
-#endif
 
 static enum gd_status from_win(DWORD e)
 {
@@ -1011,31 +1001,6 @@ enum gd_status gd_os_children_run_watched(const struct gd_child_job *jobs, size_
     }
     gd_free(run);
     return st;
-}
-
-const char *gd_os_signal_name(int sig, char *buf, size_t size)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGABRT:
-        return "SIGABRT";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGTERM:
-        return "SIGTERM";
-    case SIGTRAP:
-        return "SIGTRAP";
-    default:
-        snprintf(buf, size, "signal %d", sig);
-        return buf;
-    }
 }
 
 /* ---- dynamic loading ------------------------------------------------------------------------- */
