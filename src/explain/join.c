@@ -11,6 +11,7 @@
  * compute capability against the framework's architectures, an Xid's meaning).
  */
 #include "core/attr.h"
+#include "core/gpu_arch.h"
 #include "explain/explain.h"
 
 #include "core/alloc.h"
@@ -617,39 +618,6 @@ static void join_gpus(struct join *j, struct gd_explain_cause *c)
     }
 }
 
-/* What an architecture list (a framework's build.compute_capabilities: "sm_80,sm_86,compute_90",
- * commas or spaces) holds for compute capability major.minor. NVIDIA's rules, as the frameworks
- * rule applies them (CUDA C++ Programming Guide, "Binary Compatibility" and "PTX
- * Compatibility"): machine code (SASS) for X.Y runs on X.Z with Z >= Y, an "a" target on X.Y
- * only; PTX for X.Y is compiled by the driver for X.Y and later. TensorFlow's compute_XY means
- * PTX and SASS. */
-enum arch_serves { SERVES_NOTHING, SERVES_PTX, SERVES_SASS };
-
-static enum arch_serves arch_list_serves(const char *list, unsigned major, unsigned minor)
-{
-    enum arch_serves best = SERVES_NOTHING;
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ", ");
-        bool ptx = gd_str_starts_with(p, "compute_");
-        const char *num = ptx ? p + 8 : gd_str_starts_with(p, "sm_") ? p + 3 : NULL;
-        char *end = NULL;
-        unsigned long sm = num && gd_is_digit(*num) ? strtoul(num, &end, 10) : 0;
-        if (sm >= 10 && sm <= 1000 && (size_t)(end - p) <= n) {
-            unsigned am = (unsigned)(sm / 10), an = (unsigned)(sm % 10);
-            bool exact = *end == 'a';
-            if (exact ? am == major && an == minor : am == major && minor >= an)
-                best = SERVES_SASS;
-            else if (ptx && !exact && best == SERVES_NOTHING &&
-                     (major > am || (major == am && minor >= an)))
-                best = SERVES_PTX;
-        }
-        p += n;
-        while (*p == ',' || *p == ' ')
-            p++;
-    }
-    return best;
-}
-
 static void join_kernel_image(struct join *j, struct gd_explain_cause *c)
 {
     const char *py = NULL;
@@ -672,16 +640,19 @@ static void join_kernel_image(struct join *j, struct gd_explain_cause *c)
         if (!archs)
             continue;
         cite(j, c, gd_entity_fact(fw, "build.compute_capabilities"));
-        enum arch_serves serves = arch_list_serves(archs, major, minor);
+        /* TensorFlow's list form (compute_XY is PTX and SASS): gd_arch_serves, the rule the
+         * frameworks check applies too. */
+        enum gd_arch_serve serves = gd_arch_serves(archs, archs, true, major, minor);
         const char *fw_name = evalue(fw, "framework"), *fw_ver = evalue(fw, "version");
         gd_explain_note(j->r, c, "%s %s was built for %s: %s", fw_name ? fw_name : "the framework",
                         fw_ver ? fw_ver : "", archs,
-                        serves == SERVES_SASS  ? "its machine code runs on this GPU"
-                        : serves == SERVES_PTX ? "only PTX, which the driver compiles for this GPU"
-                                               : "no code this GPU can run");
-        set_verdict(c, serves == SERVES_SASS  ? GD_EXPLAIN_NOT_HERE
-                       : serves == SERVES_PTX ? GD_EXPLAIN_UNDECIDED
-                                              : GD_EXPLAIN_CONFIRMED);
+                        serves == GD_ARCH_SERVED ? "its machine code runs on this GPU"
+                        : serves == GD_ARCH_PTX_ONLY
+                            ? "only PTX, which the driver compiles for this GPU"
+                            : "no code this GPU can run");
+        set_verdict(c, serves == GD_ARCH_SERVED     ? GD_EXPLAIN_NOT_HERE
+                       : serves == GD_ARCH_PTX_ONLY ? GD_EXPLAIN_UNDECIDED
+                                                    : GD_EXPLAIN_CONFIRMED);
     }
 }
 

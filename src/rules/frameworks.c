@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/gpu_arch.h"
 #include "core/str.h"
 #include "core/version.h"
 #include "kb/kb.h"
@@ -387,82 +388,11 @@ static void missing_libraries(struct gd_report *r, const struct fwix *ix, const 
 
 /* ---- compiled GPU code against the GPUs ---------------------------------------------------- */
 
-struct arch {
-    unsigned major, minor;
-    char flavour; /* '\0', 'a' (this exact capability), 'f' (its family) */
-};
-
-/* "sm_86", "compute_90a", "sm_100f" -> 8.6, 9.0a, 10.0f. */
-static bool parse_arch(const char *text, const char *prefix, struct arch *a)
-{
-    size_t n = strlen(prefix);
-    if (strncmp(text, prefix, n) != 0)
-        return false;
-    char *end = NULL;
-    unsigned long sm = strtoul(text + n, &end, 10);
-    if (end == text + n || sm < 10 || sm > 1000)
-        return false;
-    a->major = (unsigned)(sm / 10);
-    a->minor = (unsigned)(sm % 10);
-    a->flavour = (*end == 'a' || *end == 'f') ? *end : '\0';
-    return *end == '\0' || end[1] == '\0';
-}
-
-/* NVIDIA's rules (CUDA C++ Programming Guide, "Binary Compatibility" and "PTX Compatibility";
- * the arch- and family-specific targets in the CUDA 12.9 notes): SASS for X.Y runs on X.Z with
- * Z >= Y; PTX for X.Y is compiled by the driver for any X.Y or later; an "a" target serves its
- * own capability only, an "f" target the later minors of its major. */
-static bool sass_serves(const struct arch *a, unsigned major, unsigned minor)
-{
-    if (a->flavour == 'a')
-        return a->major == major && a->minor == minor;
-    return a->major == major && minor >= a->minor;
-}
-
-static bool ptx_serves(const struct arch *a, unsigned major, unsigned minor)
-{
-    if (a->flavour == 'a')
-        return a->major == major && a->minor == minor;
-    if (a->flavour == 'f')
-        return a->major == major && minor >= a->minor;
-    return major > a->major || (major == a->major && minor >= a->minor);
-}
-
-/* Whether a comma list of architectures serves the capability. */
-static bool list_serves(const char *list, const char *prefix, bool ptx, unsigned major,
-                        unsigned minor)
-{
-    char item[32];
-    for (const char *p = list; p && *p;) {
-        size_t n = strcspn(p, ",");
-        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item - 1 ? n : sizeof item - 1), p);
-        struct arch a;
-        if (parse_arch(item, prefix, &a) &&
-            (ptx ? ptx_serves(&a, major, minor) : sass_serves(&a, major, minor)))
-            return true;
-        p += n + (p[n] == ',');
-    }
-    return false;
-}
-
-enum serve { SERVED, PTX_ONLY, NOT_SERVED };
-
-/* How a library's SASS and PTX lists serve (major, minor). */
-static enum serve judge(const char *sass, const char *ptx, bool tf_list, unsigned major,
-                        unsigned minor)
-{
-    /* TensorFlow's list names SASS as sm_XY and PTX (with SASS) as compute_XY. */
-    if (list_serves(sass, "sm_", false, major, minor) ||
-        (tf_list && list_serves(sass, "compute_", false, major, minor)))
-        return SERVED;
-    return list_serves(ptx, "compute_", true, major, minor) ? PTX_ONLY : NOT_SERVED;
-}
-
 struct judged {
     const struct gd_entity *fw;
     const struct gd_entity *gpu;
     unsigned major, minor;
-    enum serve worst;
+    enum gd_arch_serve worst;
     const struct gd_fact *evidence[16]; /* the lists that do not serve */
     size_t nevidence;
 };
@@ -470,9 +400,9 @@ struct judged {
 static void judge_list(struct judged *j, const struct gd_fact *sass, const struct gd_fact *ptx,
                        bool tf_list)
 {
-    enum serve v =
-        judge(gd_fact_known_value(sass), gd_fact_known_value(ptx), tf_list, j->major, j->minor);
-    if (v == SERVED)
+    enum gd_arch_serve v = gd_arch_serves(gd_fact_known_value(sass), gd_fact_known_value(ptx),
+                                          tf_list, j->major, j->minor);
+    if (v == GD_ARCH_SERVED)
         return;
     if (v > j->worst)
         j->worst = v;
@@ -576,7 +506,7 @@ static void report_judged(struct gd_report *r, const struct gd_kb *kb, const str
     char release[64];
     release_of(gd_fw_val(j->fw, "version"), release, sizeof release);
     struct gd_finding *f;
-    if (j->worst == PTX_ONLY) {
+    if (j->worst == GD_ARCH_PTX_ONLY) {
         f = gd_finding_add(r, "framework.ptx-jit-only", GD_SEV_WARNING,
                            "%s %s has no machine code for the %s (compute capability %s), only PTX",
                            gd_fw_val(j->fw, "dist"), release, model ? model : "GPU", cc);
@@ -614,7 +544,7 @@ static void judge_framework(struct gd_report *r, const struct gd_kb *kb, const s
                             const struct gd_entity *fw, const struct gd_entity *gpu)
 {
     const char *cc = gd_fw_val(gpu, "compute_capability");
-    struct judged j = { fw, gpu, 0, 0, SERVED, { NULL }, 0 };
+    struct judged j = { fw, gpu, 0, 0, GD_ARCH_SERVED, { NULL }, 0 };
     if (!cc || sscanf(cc, "%u.%u", &j.major, &j.minor) != 2)
         return;
     bool any = false;
@@ -630,7 +560,7 @@ static void judge_framework(struct gd_report *r, const struct gd_kb *kb, const s
     const struct gd_fact *list = gd_entity_fact(fw, "build.compute_capabilities");
     if (!any && gd_fact_known_value(list))
         judge_list(&j, list, list, true);
-    if (j.worst != SERVED)
+    if (j.worst != GD_ARCH_SERVED)
         report_judged(r, kb, &j);
 }
 
