@@ -66,6 +66,5 @@ enum gd_arch_serve gd_arch_serves(const char *sass, const char *ptx, bool tf_lis
     if (list_serves(sass, "sm_", false, major, minor) ||
         (tf_list && list_serves(sass, "compute_", false, major, minor)))
         return GD_ARCH_SERVED;
-    return list_serves(ptx, "compute_", true, major, minor) ? GD_ARCH_PTX_ONLY
-                                                           : GD_ARCH_NOT_SERVED;
+    return list_serves(ptx, "compute_", true, major, minor) ? GD_ARCH_PTX_ONLY : GD_ARCH_NOT_SERVED;
 }

@@ -35,10 +35,10 @@ static const struct arch_case cases[] = {
     { "sm_75", "compute_100f", false, 12, 0, GD_ARCH_NOT_SERVED },
     { "sm_75", "compute_100f", false, 10, 3, GD_ARCH_PTX_ONLY },
     /* TensorFlow's build_info list: compute_80 is PTX and SASS of 8.0. */
-    { "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80",
-      true, 8, 6, GD_ARCH_SERVED },
-    { "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80",
-      true, 9, 0, GD_ARCH_PTX_ONLY },
+    { "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", true,
+      8, 6, GD_ARCH_SERVED },
+    { "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", "sm_35,sm_50,sm_60,sm_70,sm_75,compute_80", true,
+      9, 0, GD_ARCH_PTX_ONLY },
     { "sm_35 sm_50", "sm_35 sm_50", true, 3, 0, GD_ARCH_NOT_SERVED },
     /* Nothing, junk and near misses serve nothing. */
     { NULL, NULL, false, 8, 6, GD_ARCH_NOT_SERVED },
