@@ -113,6 +113,14 @@ GD_API enum gd_status gd_options_set_kb_dir(struct gd_options *opts, const char 
 GD_API enum gd_status gd_options_set_calls(struct gd_options *opts, bool enabled);
 
 /*
+ * The operating system of the inspected machine, "linux" or "windows", for a tree that cannot
+ * tell (`check --os`). Without it the host probe decides: the running system for the live root,
+ * a Windows tree by its Windows\System32 directory (a mounted C: drive), otherwise Linux
+ * (os-release). GD_EINVAL for anything else.
+ */
+GD_API enum gd_status gd_options_set_host_os(struct gd_options *opts, const char *os);
+
+/*
  * Also inspect the Python environment of the interpreter at `path` (repeatable, in order): its
  * prefix, version, pyvenv.cfg and site directories, found from its files as for the interpreters
  * on PATH; nothing is run. A directory is taken as the environment's prefix. `path` is a path

@@ -8,6 +8,8 @@
 #include "parse/kv.h"
 #include "core/buf.h"
 
+#include <string.h>
+
 enum gd_status gd_options_new(struct gd_options **out)
 {
     *out = NULL;
@@ -35,6 +37,7 @@ void gd_options_free(struct gd_options *o)
     gd_strlist_free(&o->sites);
     gd_free(o->driver);
     gd_free(o->os);
+    gd_free(o->host_os);
     gd_strlist_free(&o->gpus);
     gd_free(o);
 }
@@ -84,6 +87,13 @@ enum gd_status gd_options_set_calls(struct gd_options *o, bool enabled)
         return GD_EINVAL;
     o->calls = enabled;
     return GD_OK;
+}
+
+enum gd_status gd_options_set_host_os(struct gd_options *o, const char *os)
+{
+    if (!o || !os || (strcmp(os, "linux") != 0 && strcmp(os, "windows") != 0))
+        return GD_EINVAL;
+    return replace(&o->host_os, os);
 }
 
 enum gd_status gd_options_set_import(struct gd_options *o, enum gd_import_mode mode)

@@ -16,6 +16,7 @@ struct gd_options {
     struct gd_env *extra;            /* variables set with gd_options_set_env */
     bool clear_env;                  /* ignore the process environment even for the live root */
     bool calls;                      /* ask libraries their versions (gd_options_set_calls) */
+    char *host_os;                   /* gd_options_set_host_os, or NULL: the probe decides */
     struct gd_strlist pythons;       /* gd_options_add_python, in the order given */
     struct gd_strlist sites;         /* gd_options_add_site, in the order given */
     enum gd_import_mode import_mode; /* gd_options_set_import */

@@ -13,6 +13,8 @@ static const char usage[] =
     "Options:\n"
     "  --root DIR          inspect the tree at DIR as if it were / (an unpacked container\n"
     "                      image, a mounted disk); nothing under it is executed or loaded\n"
+    "  --os linux|windows  the inspected machine's operating system, when the tree cannot\n"
+    "                      tell (default: a Windows\\System32 directory means Windows)\n"
     "  --env NAME=VALUE    set a variable of the inspected environment (repeatable)\n"
     "  --env-file FILE     read NAME=VALUE lines from FILE (docker's --env-file format)\n"
     "  --no-env            ignore this process's environment (the default under --root)\n"

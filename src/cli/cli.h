@@ -57,8 +57,8 @@ struct gd_report_args {
 /* 1 when argv[i] is one of those options (consumed), 0 when it is not, -1 after printing a usage
  * error; *bad as gd_args_value sets it. */
 int gd_args_report(struct gd_args *a, struct gd_report_args *r, bool *bad);
-/* What is inspected: --env, --env-file, --no-env, --kb, --python, --site into `opts`, with the
- * same convention. */
+/* What is inspected: --env, --env-file, --no-env, --kb, --python, --site, --os into `opts`, with
+ * the same convention. */
 int gd_args_inspected(struct gd_args *a, struct gd_options *opts, bool *bad);
 /* Whole seconds in decimal, nothing else ("60"; not "1.5", "-1", "60s" or " 60"), saturating
  * at UINT_MAX: 0 with *out set, -1 otherwise. */

@@ -85,6 +85,11 @@ int gd_args_inspected(struct gd_args *a, struct gd_options *opts, bool *bad)
             gd_usage_error(a->cmd, "--site '%s': %s", value, gd_status_str(st));
             return -1;
         }
+    } else if (gd_args_value(a, NULL, "--os", &value, bad)) {
+        if (!*bad && gd_options_set_host_os(opts, value) != GD_OK) {
+            gd_usage_error(a->cmd, "--os takes linux or windows, not '%s'", value);
+            return -1;
+        }
     } else if (gd_args_value(a, NULL, "--env", &value, bad)) {
         if (!*bad && gd_options_set_env(opts, value) != GD_OK) {
             gd_usage_error(a->cmd, "--env takes NAME=VALUE, not '%s'", value);

@@ -138,12 +138,58 @@ static void probe_glibc(struct gd_probe_ctx *ctx, struct gd_entity *host)
                        gd_src(GD_SOURCE_PATH, "/lib, /lib64, /usr/lib"));
 }
 
+/* The spellings of a Windows installation's system directory: Windows' own, and the lower case
+ * of a wine prefix's drive_c. */
+static const char *const windows_markers[] = { "/Windows/System32", "/windows/system32" };
+
+/* Whether the root is a Windows machine: --os says so; the live root is when gpudoctor.exe runs
+ * there; a tree is when it holds Windows' system directory and no os-release (a Linux tree with
+ * a wine prefix is still Linux). On true `*src` says why. */
+static bool is_windows(struct gd_probe_ctx *ctx, struct gd_source *src)
+{
+    if (ctx->host_os) {
+        *src = gd_src(GD_SOURCE_OPTION, "--os");
+        return strcmp(ctx->host_os, "windows") == 0;
+    }
+    if (gd_root_is_live(ctx->root)) {
+        struct gd_os_uname u;
+        *src = gd_src(GD_SOURCE_CALL, "RtlGetVersion");
+        return gd_os_uname(&u) == GD_OK && strcmp(u.sysname, "Windows") == 0;
+    }
+    for (size_t i = 0; i < sizeof windows_markers / sizeof *windows_markers; i++) {
+        if (gd_root_is_dir(ctx->root, windows_markers[i])) {
+            *src = gd_src(GD_SOURCE_PATH, windows_markers[i]);
+            return !gd_root_exists(ctx->root, "/etc/os-release") &&
+                   !gd_root_exists(ctx->root, "/usr/lib/os-release");
+        }
+    }
+    return false;
+}
+
+static void probe_windows(struct gd_probe_ctx *ctx, struct gd_entity *host, struct gd_source src)
+{
+    gd_fact_str(host, "os.id", "windows", src);
+    if (gd_root_is_live(ctx->root)) {
+        struct gd_os_uname u;
+        if (gd_os_uname(&u) == GD_OK) {
+            gd_fact_str(host, "kernel.release", u.release, gd_src(GD_SOURCE_CALL, "RtlGetVersion"));
+            gd_fact_str(host, "arch", u.machine, gd_src(GD_SOURCE_CALL, "GetNativeSystemInfo"));
+        }
+    }
+}
+
 void gd_probe_host(struct gd_probe_ctx *ctx)
 {
     struct gd_entity *host = gd_report_add_entity(ctx->report, "host", "host");
     gd_fact_str(host, "root", gd_root_dir(ctx->root), gd_src(GD_SOURCE_OPTION, "--root"));
     gd_fact_bool(host, "live", gd_root_is_live(ctx->root),
                  gd_src(GD_SOURCE_DERIVED, "the root is this machine's /"));
+    struct gd_source windows;
+    if (is_windows(ctx, &windows)) {
+        /* No os-release, kernel /proc files or glibc to look for. */
+        probe_windows(ctx, host, windows);
+        return;
+    }
     probe_os_release(ctx, host);
     probe_kernel(ctx, host);
     if (!gd_root_is_live(ctx->root))

@@ -23,6 +23,7 @@ struct gd_probe_ctx {
     const struct gd_env *env;
     struct gd_report *report;
     const struct gd_kb *kb;
+    const char *host_os; /* --os: "linux" or "windows", or NULL to tell from the root */
     bool calls;          /* load libraries in children to ask their versions (live root only) */
     bool no_devices;     /* do not ask the driver and NVML about the GPUs (--no-devices) */
     unsigned timeout_ms; /* deadline of each vendor call's child; 0: the probe's default */

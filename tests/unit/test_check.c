@@ -342,12 +342,60 @@ static void test_env_file(void **state)
     free(dir);
 }
 
+/* A Windows tree (a mounted C: drive) is told by its system directory; --os decides for a tree
+ * that cannot tell, and a Linux tree with a wine prefix's lower-case copy stays Linux. */
+static void test_host_os(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("hostos");
+    tu_mkdirs(dir, "win/Windows/System32");
+    tu_mkdirs(dir, "wine/windows/system32");
+    tu_write(dir, "wine/etc/os-release", "ID=debian\n");
+    tu_mkdirs(dir, "bare/usr");
+    static const struct {
+        const char *tree, *os, *want, *source;
+    } cases[] = {
+        { "win", NULL, "windows", "/Windows/System32" }, { "win", "linux", NULL, NULL },
+        { "wine", NULL, "debian", "/etc/os-release" },   { "wine", "windows", "windows", "--os" },
+        { "bare", "windows", "windows", "--os" },        { "bare", NULL, NULL, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct gd_options *o = NULL;
+        char path[PATH_MAX];
+        assert_int_equal(gd_options_new(&o), GD_OK);
+        assert_int_equal(gd_options_set_root(o, tu_path(path, sizeof path, dir, cases[i].tree)),
+                         GD_OK);
+        if (cases[i].os)
+            assert_int_equal(gd_options_set_host_os(o, cases[i].os), GD_OK);
+        struct gd_report *r = NULL;
+        assert_int_equal(gd_check(o, &r), GD_OK);
+        const struct gd_fact *id = gd_entity_fact(gd_report_entity(r, "host"), "os.id");
+        if (cases[i].want) {
+            assert_int_equal(gd_fact_state(id), GD_FACT_KNOWN);
+            assert_string_equal(gd_fact_value(id), cases[i].want);
+            assert_string_equal(gd_fact_source_ref(id), cases[i].source);
+        } else {
+            /* Linux without os-release: the id is not known, never "windows". */
+            assert_int_not_equal(gd_fact_state(id), GD_FACT_KNOWN);
+        }
+        gd_report_free(r);
+        gd_options_free(o);
+    }
+    struct gd_options *o = NULL;
+    assert_int_equal(gd_options_new(&o), GD_OK);
+    assert_int_equal(gd_options_set_host_os(o, "macos"), GD_EINVAL);
+    assert_int_equal(gd_options_set_host_os(o, NULL), GD_EINVAL);
+    assert_int_equal(gd_options_set_host_os(NULL, "linux"), GD_EINVAL);
+    gd_options_free(o);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_env_file),
-        cmocka_unit_test(test_gpus),
+        cmocka_unit_test(test_check),          cmocka_unit_test(test_env_file),
+        cmocka_unit_test(test_host_os),        cmocka_unit_test(test_gpus),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
