@@ -24,8 +24,10 @@ void gd_report_free(struct gd_report *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->nentities; i++)
+    for (size_t i = 0; i < r->nentities; i++) {
         gd_free(r->entities[i]->facts);
+        gd_free(r->entities[i]->parts);
+    }
     for (size_t i = 0; i < r->nfindings; i++) {
         gd_free(r->findings[i]->evidence);
         gd_free(r->findings[i]->fix);
@@ -172,6 +174,27 @@ struct gd_entity *gd_report_add_entity(struct gd_report *r, const char *kind, co
     index_put(r->by_id, r->cap_by_id, e);
     byk->items[byk->count++] = e;
     return e;
+}
+
+void gd_entity_add_part(struct gd_entity *whole, struct gd_entity *part)
+{
+    if (!whole || !part || whole->report->failed)
+        return;
+    for (size_t i = whole->nparts; i-- > 0;)
+        if (whole->parts[i] == part)
+            return;
+    if (gd_grow((void **)&whole->parts, &whole->cap_parts, whole->nparts + 1,
+                sizeof *whole->parts) != 0) {
+        fail(whole->report);
+        return;
+    }
+    whole->parts[whole->nparts++] = part;
+}
+
+struct gd_entity *const *gd_entity_parts(const struct gd_entity *whole, size_t *n)
+{
+    *n = whole ? whole->nparts : 0;
+    return whole ? whole->parts : NULL;
 }
 
 /* Record a fact. Every string is copied before the fact is touched, so that out of memory

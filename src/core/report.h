@@ -40,6 +40,8 @@ struct gd_entity {
     uint64_t id_hash;
     struct gd_fact **facts;
     size_t nfacts, cap;
+    struct gd_entity **parts; /* gd_entity_add_part: e.g. a framework's framework_lib */
+    size_t nparts, cap_parts;
 };
 
 struct gd_finding {
@@ -139,6 +141,14 @@ void gd_finding_add_fix(struct gd_finding *finding, const char *fmt, ...) GD_PRI
  * is valid until the next entity is added; NULL with *n = 0 when there is none). */
 struct gd_entity *const *gd_report_kind(const struct gd_report *report, const char *kind,
                                         size_t *n);
+
+/* Record `part` as a part of `whole` (a framework's libraries, each its own entity), so that a
+ * rule reaches them without walking every entity of their kind: a check of 100 environments
+ * holds thousands of libraries of other frameworks. Out of memory is sticky in the report. */
+void gd_entity_add_part(struct gd_entity *whole, struct gd_entity *part);
+/* The parts of `whole`, in the order they were added, and their count in `*n` (valid until the
+ * next part is added). */
+struct gd_entity *const *gd_entity_parts(const struct gd_entity *whole, size_t *n);
 
 /* Order findings most severe first, keeping the rules' order within a severity. */
 void gd_report_sort_findings(struct gd_report *report);

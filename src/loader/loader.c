@@ -2,7 +2,7 @@
 
 #include "core/alloc.h"
 #include "core/arena.h"
-#include "core/hash.h"
+#include "core/strmap.h"
 #include "core/buf.h"
 #include "core/str.h"
 #include "core/version.h"
@@ -114,25 +114,8 @@ struct arch {
     struct gd_strlist firsts; /* their distinct first components */
 };
 
-/* Keys to pointers, first insertion wins: the names objects are known under (name, path,
- * SONAME) and the names that were not found. Open addressing with FNV-1a; a tree of 300
- * objects asks it a few thousand times, where a linear scan was a sixth of the work. */
-struct slot {
-    const char *key; /* borrowed from the object or edge it points to */
-    void *value;
-    uint64_t hash; /* of key: compared before the strings, and kept for growing */
-};
-
-struct index {
-    struct slot *slots;
-    size_t cap, count; /* cap: 0 or a power of two */
-};
-
-/* Copies of the names and directories the edges hold, one per distinct string, in an arena
- * freed at once: a tree of 300 objects has 1500 edges naming a few hundred libraries in a
- * dozen directories, and a copy each was a tenth of the work. */
 struct pool {
-    struct index strings; /* string -> its copy in the arena */
+    struct gd_strmap strings; /* string -> its copy in the arena */
     struct gd_arena *arena;
 };
 
@@ -147,72 +130,26 @@ struct gd_load {
     size_t nall, cap_all;
     struct gd_edge **missing;
     size_t nmissing, cap_missing;
-    struct index known;         /* name, path, SONAME -> object */
-    struct index missing_names; /* name -> missing edge */
-    struct gd_strlist llp;      /* LD_LIBRARY_PATH, expanded */
-    bool oom;                   /* sticky: an allocation failed while judging a candidate */
+    struct gd_strmap known;         /* name, path, SONAME -> object */
+    struct gd_strmap missing_names; /* name -> missing edge */
+    struct gd_strlist llp;          /* LD_LIBRARY_PATH, expanded */
+    bool oom;                       /* sticky: an allocation failed while judging a candidate */
     bool llp_done;
     struct dirinfo *dirs;
     size_t ndirs, cap_dirs;
     bool virtual_main;
 };
 
-/* The slot holding `key`, or the empty one where it would go; the table is never full. */
-static struct slot *index_find(const struct index *ix, const char *key, uint64_t hash)
-{
-    for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-        struct slot *s = &ix->slots[i];
-        if (!s->key || (s->hash == hash && strcmp(s->key, key) == 0))
-            return s;
-    }
-}
-
-static void *index_get(const struct index *ix, const char *key)
-{
-    if (!ix->cap)
-        return NULL;
-    return index_find(ix, key, gd_hash_str(key))->value;
-}
-
-static enum gd_status index_put(struct index *ix, const char *key, void *value)
-{
-    if (!key)
-        return GD_OK;
-    uint64_t hash = gd_hash_str(key);
-    if (ix->cap && index_find(ix, key, hash)->key)
-        return GD_OK; /* first insertion wins */
-    if ((ix->count + 1) * 2 > ix->cap) {
-        size_t cap = ix->cap ? ix->cap * 2 : 256;
-        struct slot *slots = gd_calloc(cap, sizeof *slots);
-        if (!slots)
-            return GD_ENOMEM;
-        for (size_t k = 0; k < ix->cap; k++) {
-            if (!ix->slots[k].key)
-                continue;
-            size_t i = ix->slots[k].hash & (cap - 1);
-            while (slots[i].key)
-                i = (i + 1) & (cap - 1);
-            slots[i] = ix->slots[k];
-        }
-        gd_free(ix->slots);
-        ix->slots = slots;
-        ix->cap = cap;
-    }
-    *index_find(ix, key, hash) = (struct slot){ key, value, hash };
-    ix->count++;
-    return GD_OK;
-}
-
 /* The pool's copy of `str`, made on first use; NULL when out of memory. */
 static const char *intern(struct pool *pool, const char *str)
 {
-    const char *have = index_get(&pool->strings, str);
+    const char *have = gd_strmap_get(&pool->strings, str);
     if (have)
         return have;
     if (!pool->arena && !(pool->arena = gd_arena_new()))
         return NULL;
     char *copy = gd_arena_strdup(pool->arena, str);
-    if (!copy || index_put(&pool->strings, copy, copy) != GD_OK)
+    if (!copy || gd_strmap_put(&pool->strings, copy, copy) != GD_OK)
         return NULL;
     return copy;
 }
@@ -220,7 +157,7 @@ static const char *intern(struct pool *pool, const char *str)
 static void pool_free(struct pool *pool)
 {
     gd_arena_free(pool->arena);
-    gd_free(pool->strings.slots);
+    gd_strmap_clear(&pool->strings);
 }
 
 /* ---- loader configuration ------------------------------------------------------------------ */
@@ -636,8 +573,8 @@ void gd_load_free(struct gd_load *L)
     for (size_t i = 0; i < L->ndirs; i++)
         gd_free(L->dirs[i].dir);
     gd_free(L->dirs);
-    gd_free(L->known.slots);
-    gd_free(L->missing_names.slots);
+    gd_strmap_clear(&L->known);
+    gd_strmap_clear(&L->missing_names);
     gd_free(L->missing);
     gd_free(L->objects);
     gd_free(L->all);
@@ -670,11 +607,11 @@ static enum gd_status remember(struct gd_load *L, struct gd_object *o)
         return GD_ENOMEM;
     /* The names glibc's _dl_name_match_p compares a request with: the name it was loaded
      * under, its path, its SONAME. */
-    enum gd_status st = index_put(&L->known, o->name, o);
+    enum gd_status st = gd_strmap_put(&L->known, o->name, o);
     if (st == GD_OK)
-        st = index_put(&L->known, o->path, o);
+        st = gd_strmap_put(&L->known, o->path, o);
     if (st == GD_OK && o->elf)
-        st = index_put(&L->known, o->elf->soname, o);
+        st = gd_strmap_put(&L->known, o->elf->soname, o);
     if (st != GD_OK)
         return st;
     L->all[L->nall++] = o;
@@ -965,7 +902,7 @@ static bool in_default_dir(const struct gd_load *L, const char *path)
 /* Already loaded under this name, as this SONAME, or (for a path) at this path? */
 static struct gd_object *loaded(const struct gd_load *L, const char *name)
 {
-    return index_get(&L->known, name);
+    return gd_strmap_get(&L->known, name);
 }
 
 static void run_search(struct search *s)
@@ -1051,7 +988,7 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
         edge->rule = GD_RULE_LOADED;
         return place(L, o);
     }
-    const struct gd_edge *gone = index_get(&L->missing_names, name);
+    const struct gd_edge *gone = gd_strmap_get(&L->missing_names, name);
     if (gone) {
         /* Not looked for twice: the loader remembers the failure under this name. */
         if (gone->error && !(edge->error = gd_strdup(gone->error)))
@@ -1085,7 +1022,7 @@ static enum gd_status resolve_into(struct gd_load *L, struct gd_object *from, co
         gd_free(copy);
         return GD_ENOMEM;
     }
-    if (index_put(&L->missing_names, copy->name, copy) != GD_OK) {
+    if (gd_strmap_put(&L->missing_names, copy->name, copy) != GD_OK) {
         free_edge(copy);
         gd_free(copy);
         return GD_ENOMEM;

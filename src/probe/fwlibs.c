@@ -220,6 +220,7 @@ static void record_lib(struct gd_fwscan *s, struct gd_fw *fw, const char *soname
     char id[2 * REF_MAX];
     snprintf(id, sizeof id, "framework_lib:%s:%s", fw->meta, soname);
     struct gd_entity *e = gd_report_add_entity(r, "framework_lib", id);
+    gd_entity_add_part(fw->entity, e);
     char elf_ref[REF_MAX];
     snprintf(elf_ref, sizeof elf_ref, "%s:DT_NEEDED", needed_by ? needed_by : "?");
     struct gd_source asked = strcmp(how, "needed") == 0
@@ -362,6 +363,7 @@ static void record_kernels(struct gd_fwscan *s, struct gd_fw *fw, const char *mo
     char id[REF_MAX];
     snprintf(id, sizeof id, "kernels:%s", module);
     struct gd_entity *e = gd_report_add_entity(s->ctx->report, "kernels", id);
+    gd_entity_add_part(fw->entity, e);
     char ref[REF_MAX];
     snprintf(ref, sizeof ref, "%s:%s", module, fb->relocatable ? "__nv_relfatbin" : ".nv_fatbin");
     struct gd_source at = gd_src(GD_SOURCE_ELF, ref);

@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/strmap.h"
 #include "core/version.h"
 #include "elf/elf.h"
 #include "kb/kb.h"
@@ -53,6 +54,7 @@ struct copy {
     char *real;
     unsigned long long dev, ino, size;
     struct gd_strlist names; /* every path that leads to it */
+    char *key;               /* "dev:ino": its key in copy_index */
     char *origin;
     bool loader_dir, stub;
     char soname[256];
@@ -86,6 +88,10 @@ struct inventory {
     size_t ndists, cap_dists;
     struct gd_strlist scanned_dist_dirs;
     struct gd_strlist site_packages;
+    struct gd_strmap dir_index;  /* canonical path -> index + 1 in dirs */
+    struct gd_strmap copy_index; /* "dev:ino" -> index + 1 in copies */
+    struct gd_strmap site_index; /* the site directories, for scan_wheels */
+    struct gd_strmap scanned;    /* the dist-info directories scan_dist_infos has read */
     enum gd_status status;
     size_t links;
 };
@@ -120,15 +126,15 @@ static void add_dir(struct inventory *inv, const char *path, const char *origin,
         gd_free(canon);
         return;
     }
-    for (size_t i = 0; i < inv->ndirs; i++) {
-        if (strcmp(inv->dirs[i].path, canon) == 0) {
-            inv->dirs[i].loader |= loader;
-            gd_free(canon);
-            return;
-        }
+    uintptr_t seen = (uintptr_t)gd_strmap_get(&inv->dir_index, canon);
+    if (seen) {
+        inv->dirs[seen - 1].loader |= loader;
+        gd_free(canon);
+        return;
     }
     char *o = gd_strdup(origin);
-    if (!o || gd_grow((void **)&inv->dirs, &inv->cap_dirs, inv->ndirs + 1, sizeof *inv->dirs)) {
+    if (!o || gd_grow((void **)&inv->dirs, &inv->cap_dirs, inv->ndirs + 1, sizeof *inv->dirs) ||
+        gd_strmap_put(&inv->dir_index, canon, (void *)(uintptr_t)(inv->ndirs + 1)) != GD_OK) {
         gd_free(o);
         gd_free(canon);
         fail(inv, GD_ENOMEM);
@@ -295,12 +301,17 @@ static void version_suffix(const char *name, const char *prefix, char *buf, size
         snprintf(buf, size, "%s", name + n + 1);
 }
 
+static void copy_key(char *buf, size_t size, unsigned long long dev, unsigned long long ino)
+{
+    snprintf(buf, size, "%llx:%llx", dev, ino);
+}
+
 static struct copy *find_copy(struct inventory *inv, unsigned long long dev, unsigned long long ino)
 {
-    for (size_t i = 0; i < inv->ncopies; i++)
-        if (inv->copies[i].dev == dev && inv->copies[i].ino == ino)
-            return &inv->copies[i];
-    return NULL;
+    char key[40];
+    copy_key(key, sizeof key, dev, ino);
+    uintptr_t i = (uintptr_t)gd_strmap_get(&inv->copy_index, key);
+    return i ? &inv->copies[i - 1] : NULL;
 }
 
 static void broken_link(struct inventory *inv, const char *path, enum gd_status st)
@@ -362,6 +373,12 @@ static void scan_dir(struct inventory *inv, const struct gd_families *f, const s
             c->size = st.size;
             c->stub = stubs;
             c->origin = gd_strdup(d->origin);
+            char key[40];
+            copy_key(key, sizeof key, st.dev, st.ino);
+            c->key = gd_strdup(key);
+            if (!c->key ||
+                gd_strmap_put(&inv->copy_index, c->key, (void *)(uintptr_t)inv->ncopies) != GD_OK)
+                fail(inv, GD_ENOMEM);
             enum gd_status rs = gd_root_resolve(inv->ctx->root, path, true, &c->real);
             fail(inv, rs);
             if (rs != GD_OK)
@@ -548,9 +565,10 @@ static void scan_dist_infos(struct inventory *inv, const char *dir)
     size_t n = inv->scanned_dist_dirs.count;
     if (n && strcmp(inv->scanned_dist_dirs.items[n - 1], dir) == 0)
         return;
-    if (gd_strlist_contains(&inv->scanned_dist_dirs, dir))
+    if (gd_strmap_get(&inv->scanned, dir))
         return;
-    if (gd_strlist_push(&inv->scanned_dist_dirs, dir) != GD_OK) {
+    if (gd_strlist_push(&inv->scanned_dist_dirs, dir) != GD_OK ||
+        gd_strmap_put(&inv->scanned, inv->scanned_dist_dirs.items[n], (void *)1) != GD_OK) {
         fail(inv, GD_ENOMEM);
         return;
     }
@@ -593,11 +611,17 @@ static void scan_dist_infos(struct inventory *inv, const char *dir)
  * them there). */
 static void scan_wheels(struct inventory *inv, const struct copy *c)
 {
-    for (size_t i = 0; i < inv->site_packages.count; i++) {
-        const char *sp = inv->site_packages.items[i];
-        size_t n = strlen(sp);
-        if (strncmp(c->real, sp, n) == 0 && c->real[n] == '/')
-            scan_dist_infos(inv, sp);
+    /* Each directory above the copy that is a site directory: a hundred environments make a
+     * long list of them, and a dozen lookups of the copy's ancestors beat a scan of it. */
+    char up[GD_ROOT_PATH_MAX + 1];
+    size_t len = strlen(c->real);
+    if (len < sizeof up) {
+        memcpy(up, c->real, len + 1);
+        for (char *slash = strrchr(up, '/'); slash && slash != up; slash = strrchr(up, '/')) {
+            *slash = '\0';
+            if (gd_strmap_get(&inv->site_index, up))
+                scan_dist_infos(inv, up);
+        }
     }
     char *dir = own(inv, dir_of(c->real));
     char *prefix = dir ? own(inv, prefix_of(dir)) : NULL;
@@ -908,6 +932,7 @@ static void free_inventory(struct inventory *inv)
         gd_free(c->meta_dist);
         gd_free(c->meta_record);
         gd_free(c->selected_for);
+        gd_free(c->key);
     }
     gd_free(inv->copies);
     for (size_t i = 0; i < inv->ndists; i++) {
@@ -920,6 +945,10 @@ static void free_inventory(struct inventory *inv)
     gd_free(inv->dists);
     gd_strlist_free(&inv->scanned_dist_dirs);
     gd_strlist_free(&inv->site_packages);
+    gd_strmap_clear(&inv->dir_index);
+    gd_strmap_clear(&inv->copy_index);
+    gd_strmap_clear(&inv->site_index);
+    gd_strmap_clear(&inv->scanned);
 }
 
 void gd_probe_inventory(struct gd_probe_ctx *ctx)
@@ -952,6 +981,8 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
         return;
     }
     fail(&inv, gd_find_site_packages(ctx, &inv.site_packages));
+    for (size_t i = 0; i < inv.site_packages.count; i++)
+        fail(&inv, gd_strmap_put(&inv.site_index, inv.site_packages.items[i], (void *)1));
     collect_dirs(&inv, loader);
     struct gd_families families;
     fail(&inv, gd_families_load(t, &families));

@@ -25,6 +25,23 @@ const char *gd_fw_val(const struct gd_entity *e, const char *name)
     return e ? gd_fact_known_value(gd_entity_fact(e, name)) : NULL;
 }
 
+const struct gd_entity *gd_fw_lib_loaded(const struct gd_entity *fw, const char *family,
+                                         struct gd_version *v)
+{
+    /* The framework's own parts (gd_entity_add_part): a check of 100 environments holds
+     * thousands of libraries of other frameworks. */
+    size_t n;
+    struct gd_entity *const *parts = gd_entity_parts(fw, &n);
+    for (size_t i = 0; i < n; i++) {
+        const struct gd_entity *e = parts[i];
+        const char *fam = gd_fw_val(e, "family"), *ver = gd_fw_val(e, "version");
+        if (strcmp(gd_entity_kind(e), "framework_lib") == 0 && fam && strcmp(fam, family) == 0 &&
+            gd_fw_val(e, "path") && ver && gd_version_parse(ver, v) == GD_OK && v->nparts >= 2)
+            return e;
+    }
+    return NULL;
+}
+
 static bool kind_is(const struct gd_entity *e, const char *kind)
 {
     return strcmp(gd_entity_kind(e), kind) == 0;

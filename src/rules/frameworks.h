@@ -9,6 +9,10 @@
 
 /* A known fact's value, NULL for an absent or unknown fact or a NULL entity. */
 const char *gd_fw_val(const struct gd_entity *e, const char *name);
+/* The framework_lib of `fw` of `family` ("cudart", "cudnn") that the loader finds, with a
+ * version of at least major.minor parsed into `*v`; NULL when there is none. */
+const struct gd_entity *gd_fw_lib_loaded(const struct gd_entity *fw, const char *family,
+                                         struct gd_version *v);
 /* A GPU is there: the kernel module lists one, or is loaded. */
 bool gd_fw_gpu_present(const struct gd_report *r);
 /* The environment (python_env entity) imports from the framework's site directory. */

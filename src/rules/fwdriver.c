@@ -13,41 +13,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether a framework_lib entity id belongs to the framework entity `fw_id`
- * ("framework:<path>" owns "framework_lib:<path>:<soname>"). */
-static bool owned_id(const char *lib_id, const char *fw_id)
-{
-    static const char lib[] = "framework_lib:", fw[] = "framework:";
-    if (strncmp(lib_id, lib, sizeof lib - 1) != 0 || strncmp(fw_id, fw, sizeof fw - 1) != 0)
-        return false;
-    const char *path = fw_id + sizeof fw - 1;
-    size_t n = strlen(path);
-    return strncmp(lib_id + sizeof lib - 1, path, n) == 0 && lib_id[sizeof lib - 1 + n] == ':';
-}
-
 /* The CUDA runtime a framework uses: the version of the libcudart it loads, else the CUDA it
  * was built for. `*why` receives the fact. */
-static bool runtime_of(const struct gd_report *r, const struct gd_entity *fw,
-                       struct gd_version *cuda, const struct gd_fact **why)
+static bool runtime_of(const struct gd_entity *fw, struct gd_version *cuda,
+                       const struct gd_fact **why)
 {
-    const char *id = gd_entity_id(fw);
-    size_t n_e;
-    struct gd_entity *const *all_e = gd_report_kind(r, "framework_lib", &n_e);
-    for (size_t i = 0; i < n_e; i++) {
-        const struct gd_entity *e = all_e[i];
-        /* By id first ("framework_lib:<dist-info>:<soname>"): a check of 100 environments
-         * holds thousands of other entities and libraries of other frameworks. */
-        if (!owned_id(gd_entity_id(e), id))
-            continue;
-        const char *owner = gd_fw_val(e, "framework"), *family = gd_fw_val(e, "family");
-        const char *v = gd_fw_val(e, "version");
-        if (!owner || strcmp(owner, id) != 0 || !family || strcmp(family, "cudart") != 0 ||
-            !gd_fw_val(e, "path") || !v)
-            continue;
-        if (gd_version_parse(v, cuda) == GD_OK && cuda->nparts >= 2) {
-            *why = gd_entity_fact(e, "version");
-            return true;
-        }
+    const struct gd_entity *lib = gd_fw_lib_loaded(fw, "cudart", cuda);
+    if (lib) {
+        *why = gd_entity_fact(lib, "version");
+        return true;
     }
     const char *b = gd_fw_val(fw, "build.cuda");
     *why = gd_entity_fact(fw, "build.cuda");
@@ -134,7 +108,7 @@ void gd_rule_fwdriver(struct gd_report *r, const struct gd_kb *kb)
             continue;
         struct gd_version cuda;
         const struct gd_fact *cuda_fact = NULL;
-        if (!runtime_of(r, fw, &cuda, &cuda_fact))
+        if (!runtime_of(fw, &cuda, &cuda_fact))
             continue;
         struct gd_kb_cuda_driver need;
         enum gd_kb_driver_fit fit = gd_kb_driver_runs_cuda(kb, &env.driver, &cuda, env.os, &need);

@@ -16,40 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether a framework_lib entity id belongs to the framework entity `fw_id`
- * ("framework:<path>" owns "framework_lib:<path>:<soname>"). */
-static bool owned_id(const char *lib_id, const char *fw_id)
-{
-    static const char lib[] = "framework_lib:", fw[] = "framework:";
-    if (strncmp(lib_id, lib, sizeof lib - 1) != 0 || strncmp(fw_id, fw, sizeof fw - 1) != 0)
-        return false;
-    const char *path = fw_id + sizeof fw - 1;
-    size_t n = strlen(path);
-    return strncmp(lib_id + sizeof lib - 1, path, n) == 0 && lib_id[sizeof lib - 1 + n] == ':';
-}
-
-/* The framework_lib of `fw` of `family` that the loader finds, with a version. */
-static const struct gd_entity *loaded(const struct gd_report *r, const struct gd_entity *fw,
-                                      const char *family, struct gd_version *v)
-{
-    const char *id = gd_entity_id(fw);
-    size_t n_e;
-    struct gd_entity *const *all_e = gd_report_kind(r, "framework_lib", &n_e);
-    for (size_t i = 0; i < n_e; i++) {
-        const struct gd_entity *e = all_e[i];
-        /* By id first ("framework_lib:<dist-info>:<soname>"): a check of 100 environments
-         * holds thousands of other entities and libraries of other frameworks. */
-        if (!owned_id(gd_entity_id(e), id))
-            continue;
-        const char *owner = gd_fw_val(e, "framework"), *fam = gd_fw_val(e, "family");
-        const char *ver = gd_fw_val(e, "version");
-        if (owner && strcmp(owner, id) == 0 && fam && strcmp(fam, family) == 0 &&
-            gd_fw_val(e, "path") && ver && gd_version_parse(ver, v) == GD_OK && v->nparts >= 2)
-            return e;
-    }
-    return NULL;
-}
-
 /* What cuDNN the build needs, and where that is stated: the fact (torch's pin, build_info's
  * version) or a row of the tables. */
 struct need {
@@ -256,7 +222,7 @@ void gd_rule_fwversions(struct gd_report *r, const struct gd_kb *kb)
         if (!build || strcmp(build, "cuda") != 0 || !gd_fw_judged_role(fw))
             continue;
         struct gd_version have;
-        const struct gd_entity *lib = loaded(r, fw, "cudnn", &have);
+        const struct gd_entity *lib = gd_fw_lib_loaded(fw, "cudnn", &have);
         struct need n;
         if (lib && cudnn_need(kb, &env, fw, &n) &&
             gd_version_major(&have) == gd_version_major(&n.cudnn) &&
@@ -264,7 +230,7 @@ void gd_rule_fwversions(struct gd_report *r, const struct gd_kb *kb)
             cudnn_older(r, kb, fw, lib, &have, &n);
         const char *cuda = gd_fw_val(fw, "build.cuda");
         struct gd_version built;
-        lib = loaded(r, fw, "cudart", &have);
+        lib = gd_fw_lib_loaded(fw, "cudart", &have);
         if (lib && cuda && gd_version_parse(cuda, &built) == GD_OK && built.nparts >= 2 &&
             gd_version_major(&have) == gd_version_major(&built) &&
             gd_version_cmp_parts(&have, &built, 2) < 0)

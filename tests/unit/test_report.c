@@ -45,6 +45,28 @@ static void test_entities(void **state)
     assert_int_equal(gd_report_entity_count(r), 102);
     assert_string_equal(gd_entity_id(gd_report_entity(r, "e99")), "e99");
     assert_null(gd_report_add_entity(NULL, "x", "y"));
+    /* Parts: in the order added, each once; NULLs ignored. */
+    size_t n = 9;
+    assert_null(gd_entity_parts(host, &n));
+    assert_int_equal(n, 0);
+    gd_entity_add_part(host, lib);
+    gd_entity_add_part(host, gd_report_add_entity(r, "x", "e5"));
+    gd_entity_add_part(host, lib);
+    gd_entity_add_part(host, NULL);
+    gd_entity_add_part(NULL, lib);
+    struct gd_entity *const *parts = gd_entity_parts(host, &n);
+    assert_int_equal(n, 2);
+    assert_ptr_equal(parts[0], lib);
+    assert_string_equal(gd_entity_id(parts[1]), "e5");
+    assert_null(gd_entity_parts(NULL, &n));
+    assert_int_equal(n, 0);
+    /* Out of memory is sticky and adds nothing. */
+    gd_alloc_fail_at(1);
+    gd_entity_add_part(lib, host);
+    gd_alloc_fail_at(0);
+    assert_true(gd_report_failed(r));
+    gd_entity_parts(lib, &n);
+    assert_int_equal(n, 0);
     gd_report_free(r);
     gd_report_free(NULL);
 }

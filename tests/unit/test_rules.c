@@ -113,6 +113,10 @@ static void add_fact(struct gd_report *r, const char *spec)
         fail_msg("bad fact type in \"%s\"", spec);
     }
     assert_non_null(f);
+    /* A framework's libraries and kernels are its parts, as the frameworks probe links them. */
+    if (strcmp(name, "framework") == 0 && eq[1] == 's' &&
+        (strcmp(kind_of(entity), "framework_lib") == 0 || strcmp(kind_of(entity), "kernels") == 0))
+        gd_entity_add_part(gd_report_add_entity(r, "framework", value), e);
 }
 
 #define NONE (-1)
