@@ -46,6 +46,12 @@ struct gd_os_file;
 /* Open a regular file for reading without blocking on FIFOs and devices. With `nofollow` a
  * symlink as the last component fails with GD_ELOOP. GD_ENOTREG for anything but a file. */
 enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_file **out);
+/* The same, for a path whose lstat the caller holds (`known`, a regular file, not a link):
+ * no second stat of the open file. A file swapped for a FIFO, a device or a directory since
+ * then is read as such (without blocking: reads of a FIFO or directory fail), not refused.
+ * With `known` NULL or not a regular file, exactly gd_os_open_read. */
+enum gd_status gd_os_open_read_known(const char *path, bool nofollow,
+                                     const struct gd_os_stat *known, struct gd_os_file **out);
 /* The file's status as of its opening. */
 enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st);
 /* Read up to `n` bytes at `offset`; `*got` < n only at the end of the file. */
@@ -62,6 +68,10 @@ enum gd_status gd_os_opendir(const char *path, struct gd_os_dir **out);
 /* Next entry name (borrowed until the next call), skipping "." and "..": GD_OK, or GD_ENOENT
  * at the end. */
 enum gd_status gd_os_readdir(struct gd_os_dir *d, const char **name);
+/* The same with the entry's type when the directory says it without a stat (d_type); *known is
+ * false when it does not (then *type is GD_FT_OTHER). */
+enum gd_status gd_os_readdir_type(struct gd_os_dir *d, const char **name, enum gd_file_type *type,
+                                  bool *known);
 void gd_os_closedir(struct gd_os_dir *d);
 
 /* Whether this process's user may read and/or write the path (kernel permission check). */

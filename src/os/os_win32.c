@@ -257,6 +257,14 @@ enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_fil
     return GD_OK;
 }
 
+enum gd_status gd_os_open_read_known(const char *path, bool nofollow,
+                                     const struct gd_os_stat *known, struct gd_os_file **out)
+{
+    /* The handle's information costs no extra round trip here: always asked. */
+    (void)known;
+    return gd_os_open_read(path, nofollow, out);
+}
+
 enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st)
 {
     *st = f->st;
@@ -368,6 +376,15 @@ enum gd_status gd_os_readdir(struct gd_os_dir *d, const char **name)
         *name = d->name;
         return GD_OK;
     }
+}
+
+enum gd_status gd_os_readdir_type(struct gd_os_dir *d, const char **name, enum gd_file_type *type,
+                                  bool *known)
+{
+    /* Reparse tags decide what a link is here (see gd_os_lstat): the callers stat instead. */
+    *type = GD_FT_OTHER;
+    *known = false;
+    return gd_os_readdir(d, name);
 }
 
 void gd_os_closedir(struct gd_os_dir *d)

@@ -2,6 +2,7 @@
 
 #include "core/alloc.h"
 #include "core/hash.h"
+#include "core/strmap.h"
 #include "core/buf.h"
 
 #include <stdint.h>
@@ -36,9 +37,30 @@ struct stat_cache {
     size_t cap, count;
 };
 
+/* Directory listings by host path, with each entry's type when the directory said it: the
+ * resolver answers a component of a listed directory without an lstat (absent: ENOENT; a
+ * directory, a file: not a link), and a second listing costs no system call. Each entry is
+ * stored as its type byte then its name; `names` point at the names, sorted. Same snapshot
+ * rule as above; past GD_ROOT_LISTED_MAX names in all, directories are no longer kept. */
+#define GD_ROOT_LISTED_MAX 1000000
+#define TYPE_UNKNOWN       0xff
+struct listing {
+    char *key; /* host path of the directory */
+    char *block;
+    size_t block_len;
+    char **names;
+    size_t count;
+};
+struct listings {
+    struct gd_strmap by_dir; /* host path -> struct listing */
+    struct listing **items;
+    size_t count, cap, names;
+};
+
 struct gd_root {
     struct dir_cache dirs;
     struct stat_cache stats;
+    struct listings listed;
     char *dir;    /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
     bool live;
@@ -104,6 +126,90 @@ void gd_root_forget(struct gd_root *root)
         gd_free(root->stats.items[i].key);
     gd_free(root->stats.items);
     memset(&root->stats, 0, sizeof root->stats);
+    for (size_t i = 0; i < root->listed.count; i++) {
+        gd_free(root->listed.items[i]->key);
+        gd_free(root->listed.items[i]->block);
+        gd_free(root->listed.items[i]->names);
+        gd_free(root->listed.items[i]);
+    }
+    gd_free(root->listed.items);
+    gd_strmap_clear(&root->listed.by_dir);
+    memset(&root->listed, 0, sizeof root->listed);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What a listing of the directory `dir` (a host path) says of its entry `name`: 1 with `*type`
+ * (TYPE_UNKNOWN when the directory did not say), 0 when it lacks the name, -1 when the
+ * directory was not listed. */
+static int listed_type(const struct gd_root *root, const char *dir, const char *name,
+                       unsigned char *type)
+{
+    const struct listing *l = gd_strmap_get(&root->listed.by_dir, dir);
+    if (!l)
+        return -1;
+    const char *key = name;
+    char *const *hit =
+        l->count ? bsearch(&key, l->names, l->count, sizeof *l->names, cmp_names) : NULL;
+    if (!hit)
+        return 0;
+    *type = (unsigned char)(*hit)[-1];
+    return 1;
+}
+
+/* The same for a host path, split at its last '/'. */
+static int listed_type_of(const struct gd_root *root, const char *host, unsigned char *type)
+{
+    const char *slash = strrchr(host, '/');
+    if (!slash || !slash[1] || !root->listed.count)
+        return -1;
+    size_t n = (size_t)(slash - host);
+    char dir[GD_ROOT_PATH_MAX * 2 + 2];
+    if (n == 0 || n >= sizeof dir)
+        return -1;
+    memcpy(dir, host, n);
+    dir[n] = '\0';
+    return listed_type(root, dir, slash + 1, type);
+}
+
+/* Keep a copy of a listing (block with type bytes, sorted names). Failing to keep it marks
+ * the root out of memory, as every failed allocation does: a check must not pass for complete
+ * after one. */
+static void listing_keep(struct gd_root *root, const char *host, const char *block, size_t len,
+                         char *const *names, size_t count)
+{
+    struct listings *ls = &root->listed;
+    if (ls->names + count > GD_ROOT_LISTED_MAX || gd_strmap_get(&ls->by_dir, host))
+        return;
+    struct listing *l = gd_calloc(1, sizeof *l);
+    if (!l) {
+        root->out_of_memory = true;
+        return;
+    }
+    l->key = gd_strdup(host);
+    l->block = gd_malloc(len ? len : 1);
+    l->names = count ? gd_malloc(count * sizeof *l->names) : NULL;
+    if (!l->key || !l->block || (count && !l->names) ||
+        gd_grow((void **)&ls->items, &ls->cap, ls->count + 1, sizeof *ls->items) != 0 ||
+        gd_strmap_put(&ls->by_dir, l->key, l) != GD_OK) {
+        gd_free(l->key);
+        gd_free(l->block);
+        gd_free(l->names);
+        gd_free(l);
+        root->out_of_memory = true;
+        return;
+    }
+    if (len)
+        memcpy(l->block, block, len);
+    for (size_t i = 0; i < count; i++)
+        l->names[i] = l->block + (names[i] - block);
+    l->block_len = len;
+    l->count = count;
+    ls->items[ls->count++] = l;
+    ls->names += count;
 }
 
 static bool dir_cached(const struct dir_cache *c, const char *path, uint64_t h)
@@ -178,6 +284,31 @@ static enum gd_status cached_stat(struct gd_root *root, const char *host, bool f
         e->st = *out;
     c->count++;
     return st;
+}
+
+/* The cached lstat of a host path, or NULL when it is not in the cache or not there. */
+static const struct gd_os_stat *stat_known(const struct gd_root *root, const char *host)
+{
+    if (!root->stats.cap)
+        return NULL;
+    const struct stat_entry *e = stat_slot(&root->stats, host, gd_hash_str(host), false);
+    return e->key && e->status == GD_OK ? &e->st : NULL;
+}
+
+/* lstat of a host path for its type only: from the listing of its directory when there is
+ * one (absent: GD_ENOENT), else through the cache. Only `type` is set from a listing. */
+static enum gd_status listed_stat(struct gd_root *root, const char *host, struct gd_os_stat *out)
+{
+    unsigned char type;
+    int listed = listed_type_of(root, host, &type);
+    if (listed == 0)
+        return GD_ENOENT;
+    if (listed == 1 && type != TYPE_UNKNOWN) {
+        memset(out, 0, sizeof *out);
+        out->type = (enum gd_file_type)type;
+        return GD_OK;
+    }
+    return cached_stat(root, host, false, out);
 }
 
 /* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
@@ -440,7 +571,7 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
             break;
         }
         struct gd_os_stat s;
-        st = cached_stat(root, host, false, &s);
+        st = listed_stat(root, host, &s);
         if (st == GD_OK && s.type == GD_FT_DIR)
             st = dir_remember(&root->dirs, w.out, h);
         if (st == GD_OK && s.type == GD_FT_LNK && (!last || follow_last)) {
@@ -511,14 +642,15 @@ static enum gd_status host_for(struct gd_root *root, const char *path, bool foll
     return *host ? GD_OK : GD_ENOMEM;
 }
 
-static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow,
+static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow, bool type_only,
                               struct gd_os_stat *st)
 {
     char *host;
     enum gd_status s = host_for(root, path, follow, &host);
     if (s == GD_OK) {
         /* Under a foreign root the path is resolved already: lstat must not follow again. */
-        s = cached_stat(root, host, follow && root->live, st);
+        s = type_only && !root->live ? listed_stat(root, host, st)
+                                     : cached_stat(root, host, follow && root->live, st);
         gd_free(host);
     }
     note_status(root, s == GD_ENOTREG ? GD_OK : s, path);
@@ -527,24 +659,24 @@ static enum gd_status do_stat(struct gd_root *root, const char *path, bool follo
 
 enum gd_status gd_root_stat(struct gd_root *root, const char *path, struct gd_os_stat *st)
 {
-    return do_stat(root, path, true, st);
+    return do_stat(root, path, true, false, st);
 }
 
 enum gd_status gd_root_lstat(struct gd_root *root, const char *path, struct gd_os_stat *st)
 {
-    return do_stat(root, path, false, st);
+    return do_stat(root, path, false, false, st);
 }
 
 bool gd_root_exists(struct gd_root *root, const char *path)
 {
     struct gd_os_stat st;
-    return gd_root_stat(root, path, &st) == GD_OK;
+    return do_stat(root, path, true, true, &st) == GD_OK;
 }
 
 bool gd_root_is_dir(struct gd_root *root, const char *path)
 {
     struct gd_os_stat st;
-    return gd_root_stat(root, path, &st) == GD_OK && st.type == GD_FT_DIR;
+    return do_stat(root, path, true, true, &st) == GD_OK && st.type == GD_FT_DIR;
 }
 
 enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **target)
@@ -566,8 +698,10 @@ enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os
     char *host;
     enum gd_status st = host_for(root, path, true, &host);
     if (st == GD_OK) {
-        /* Resolved already under a foreign root: O_NOFOLLOW stops a link swapped in since. */
-        st = gd_os_open_read(host, !root->live, out);
+        /* Resolved already under a foreign root: O_NOFOLLOW stops a link swapped in since.
+         * The resolver's lstat of it (in the cache) stands for the open file's fstat. */
+        const struct gd_os_stat *known = root->live ? NULL : stat_known(root, host);
+        st = gd_os_open_read_known(host, !root->live, known, out);
         gd_free(host);
     }
     note_status(root, st, path);
@@ -649,11 +783,6 @@ enum gd_status gd_root_read_head(struct gd_root *root, const char *path, size_t 
     return read_up_to(root, path, max, true, data, len);
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void gd_names_free(struct gd_names *names)
 {
     if (!names)
@@ -665,6 +794,24 @@ void gd_names_free(struct gd_names *names)
     names->count = 0;
 }
 
+/* A caller's copy of a kept listing. */
+static enum gd_status listing_copy(const struct listing *l, struct gd_names *out)
+{
+    if (!l->count)
+        return GD_OK;
+    out->block = gd_malloc(l->block_len);
+    out->names = gd_malloc(l->count * sizeof *out->names);
+    if (!out->block || !out->names) {
+        gd_names_free(out);
+        return GD_ENOMEM;
+    }
+    memcpy(out->block, l->block, l->block_len);
+    for (size_t i = 0; i < l->count; i++)
+        out->names[i] = out->block + (l->names[i] - l->block);
+    out->count = l->count;
+    return GD_OK;
+}
+
 enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_names *out)
 {
     out->names = NULL;
@@ -673,18 +820,26 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     char *host;
     enum gd_status st = host_for(root, dir, true, &host);
     struct gd_os_dir *d = NULL;
-    if (st == GD_OK) {
-        st = gd_os_opendir(host, &d);
+    const struct listing *kept = st == GD_OK ? gd_strmap_get(&root->listed.by_dir, host) : NULL;
+    if (kept) {
+        st = listing_copy(kept, out);
         gd_free(host);
+        note_status(root, st, dir);
+        return st;
     }
-    /* The names, NUL-separated, in one block; the pointers are set once it stops moving. A
-     * copy per name was most of the cost of listing /usr/lib/x86_64-linux-gnu (3000 files). */
+    if (st == GD_OK)
+        st = gd_os_opendir(host, &d);
+    /* The entries, each its type byte then its NUL-terminated name, in one block; the pointers
+     * are set once it stops moving. A copy per name was most of the cost of listing
+     * /usr/lib/x86_64-linux-gnu (3000 files). */
     struct gd_buf block;
     gd_buf_init(&block, SIZE_MAX);
-    size_t *offsets = NULL, cap = 0;
+    size_t *offsets = NULL, cap = 0, len = 0;
     while (st == GD_OK) {
         const char *name;
-        enum gd_status r = gd_os_readdir(d, &name);
+        enum gd_file_type type;
+        bool known;
+        enum gd_status r = gd_os_readdir_type(d, &name, &type, &known);
         if (r == GD_ENOENT)
             break;
         if (r != GD_OK) {
@@ -700,14 +855,16 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
             st = GD_ENOMEM;
             break;
         }
-        offsets[out->count++] = block.len;
+        offsets[out->count++] = block.len + 1;
+        char tag = (char)(known ? (unsigned char)type : TYPE_UNKNOWN);
+        gd_buf_add(&block, &tag, 1);
         gd_buf_add(&block, name, strlen(name) + 1);
         if ((st = gd_buf_status(&block)) != GD_OK)
             break;
     }
     gd_os_closedir(d);
     if (st == GD_OK && out->count) {
-        st = gd_buf_take(&block, &out->block, NULL);
+        st = gd_buf_take(&block, &out->block, &len);
         out->names = st == GD_OK ? gd_malloc(out->count * sizeof *out->names) : NULL;
         if (st == GD_OK && !out->names)
             st = GD_ENOMEM;
@@ -719,10 +876,13 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     note_status(root, st, dir);
     if (st != GD_OK) {
         gd_names_free(out);
+        gd_free(host);
         return st;
     }
     if (out->count > 1)
         qsort(out->names, out->count, sizeof *out->names, cmp_names);
+    listing_keep(root, host, out->block, len, out->names, out->count);
+    gd_free(host);
     return GD_OK;
 }
 

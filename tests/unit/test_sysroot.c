@@ -208,6 +208,72 @@ static void test_resolve(void **state)
     gd_root_free(root);
 }
 
+/* Every real directory under `dir`, listed (the root keeps each listing with its entries'
+ * types). Depth-capped: the tree's loops are links, which are not walked. */
+static void list_all(struct gd_root *root, const char *dir, int depth)
+{
+    struct gd_names names;
+    if (depth > 8 || gd_root_list(root, dir, &names) != GD_OK)
+        return;
+    for (size_t i = 0; i < names.count; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, names.names[i]);
+        struct gd_os_stat st;
+        if (gd_root_lstat(root, path, &st) == GD_OK && st.type == GD_FT_DIR)
+            list_all(root, path, depth + 1);
+    }
+    gd_names_free(&names);
+}
+
+/* The same answers when the resolver reads types and absences from listings kept by the root
+ * instead of asking lstat. */
+static void test_resolve_listed(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    list_all(root, "/", 0);
+    size_t n = sizeof resolve_cases / sizeof *resolve_cases;
+    for (size_t k = 0; k < n; k++) {
+        const struct resolve_case *c = &resolve_cases[k];
+        char *out = (char *)1;
+        enum gd_status st = gd_root_resolve(root, c->path, c->follow_last, &out);
+        if (st != c->status)
+            fail_msg("listed: \"%s\" (follow %d): status %s, want %s", c->path, c->follow_last,
+                     gd_status_str(st), gd_status_str(c->status));
+        if (st == GD_OK && strcmp(out, c->want) != 0)
+            fail_msg("listed: \"%s\": \"%s\", want \"%s\"", c->path, out, c->want);
+        if (st == GD_OK)
+            gd_free(out);
+    }
+    /* A listed directory answers for its entries: present, absent, a directory. */
+    tu_write(tree, "listed/d/f", "x");
+    tu_mkdirs(tree, "listed/d/sub");
+    gd_root_forget(root);
+    list_all(root, "/listed", 0);
+    assert_true(gd_root_exists(root, "/listed/d/f"));
+    assert_true(gd_root_is_dir(root, "/listed/d/sub"));
+    assert_false(gd_root_is_dir(root, "/listed/d/f"));
+    assert_false(gd_root_exists(root, "/listed/d/g"));
+    /* A snapshot: a file made after the listing is not seen until the root forgets. */
+    tu_write(tree, "listed/d/g", "y");
+    assert_false(gd_root_exists(root, "/listed/d/g"));
+    struct gd_names names;
+    assert_int_equal(gd_root_list(root, "/listed/d", &names), GD_OK);
+    assert_int_equal(names.count, 2);
+    assert_string_equal(names.names[0], "f");
+    assert_string_equal(names.names[1], "sub");
+    gd_names_free(&names);
+    gd_root_forget(root);
+    assert_true(gd_root_exists(root, "/listed/d/g"));
+    /* An opened file whose lstat the root holds: its size is that of the file. */
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(gd_root_read_file(root, "/listed/d/g", 16, &data, &len), GD_OK);
+    assert_int_equal(len, 1);
+    gd_free(data);
+    gd_root_free(root);
+}
+
 /* A root is a snapshot: a file removed after it was seen is still there for it, until the root
  * forgets; a directory made into a link is still walked as the directory it was. */
 static void test_snapshot(void **state)
@@ -778,6 +844,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new),
         cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_resolve_listed),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_loops),
         cmocka_unit_test(test_stat_and_readlink),
