@@ -191,6 +191,10 @@ enum gd_status gd_os_pread(struct gd_os_file *f, void *buf, size_t n, unsigned l
         if (r == 0)
             break;
         total += (size_t)r;
+        /* A file with a size (not /proc's, which say 0 and come a page at a time) ends there:
+         * asking again only to read the end cost a system call per small file. */
+        if (total < n && f->st.size > 0 && offset + total >= f->st.size)
+            break;
     }
     *got = total;
     return GD_OK;
