@@ -206,8 +206,40 @@ static void cpu_only_fix(struct gd_finding *f, const struct gd_report *r, const 
     }
 }
 
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The fixes of the last CPU-only build: a hundred environments with the same framework release
+ * get the same computed fix, and computing it walks the release tables. The site directory
+ * is in the fix text only for a distribution's package (`system`). */
+struct cpu_fix_memo {
+    const char *framework, *dist, *version, *site;
+    bool system;
+    const struct gd_finding *f;
+};
+
+static bool memo_fixes(const struct cpu_fix_memo *m, struct gd_finding *f,
+                       const struct gd_report *r, const struct gd_entity *fw, bool system)
+{
+    if (!m->f || m->system != system || !same_text(m->framework, gd_fw_val(fw, "framework")) ||
+        !same_text(m->dist, gd_fw_val(fw, "dist")) ||
+        !same_text(m->version, gd_fw_val(fw, "version")) ||
+        (system && !same_text(m->site, gd_fw_val(fw, "site"))))
+        return false;
+    struct gd_kb_env env;
+    const struct gd_fact *driver = NULL;
+    gd_rules_kb_env(r, &env, &driver);
+    gd_finding_add_evidence(f, driver);
+    for (size_t k = 0; k < gd_finding_fix_count(m->f); k++)
+        gd_finding_add_fix(f, "%s", gd_finding_fix_at(m->f, k));
+    return true;
+}
+
 static void cpu_only(struct gd_report *r, const struct gd_kb *kb, const struct fwix *ix, bool gpu)
 {
+    struct cpu_fix_memo memo = { 0 };
     for (size_t i = 0; i < ix->nfws; i++) {
         const struct gd_entity *fw = ix->fws[i];
         const char *build = gd_fw_val(fw, "build");
@@ -231,7 +263,12 @@ static void cpu_only(struct gd_report *r, const struct gd_kb *kb, const struct f
         gd_finding_add_evidence(f, gd_entity_fact(fw, "version"));
         if (gpu) {
             gd_finding_add_evidence(f, gd_rf(r, "gpus", "count"));
-            cpu_only_fix(f, r, kb, fw, system);
+            if (f && !memo_fixes(&memo, f, r, fw, system)) {
+                cpu_only_fix(f, r, kb, fw, system);
+                memo = (struct cpu_fix_memo){
+                    gd_fw_val(fw, "framework"), dist, version, site, system, f
+                };
+            }
         }
     }
 }

@@ -2229,6 +2229,88 @@ static void test_install_fix(void **state)
     gd_report_free(r);
 }
 
+/* The fixes of a CPU-only build with its fact `site` replaced, alone in a report. */
+static void cpu_only_alone(const char *version, const char *site, struct gd_buf *out)
+{
+    char v[64], s[128];
+    snprintf(v, sizeof v, "framework:/v/t|version=s:%s", version);
+    snprintf(s, sizeof s, "framework:/v/t.site=s:%s", site);
+    const char *facts[] = { "gpus.count=i:1",
+                            KM("550.54.14"),
+                            GPU("8.6"),
+                            "framework:/v/t.framework=s:torch",
+                            "framework:/v/t.dist=s:torch",
+                            v,
+                            s,
+                            "framework:/v/t.build=s:cpu",
+                            NULL };
+    struct gd_report *r = report_of(facts);
+    gd_rule_frameworks(r, embedded);
+    const struct gd_finding *f = find(r, "framework.cpu-only-build");
+    assert_non_null(f);
+    for (size_t k = 0; k < gd_finding_fix_count(f); k++)
+        gd_buf_printf(out, "%s\n", gd_finding_fix_at(f, k));
+    gd_report_free(r);
+}
+
+/* Several CPU-only builds in one report (the rule reuses the fixes it computed for the same
+ * release): each gets exactly the fixes it gets alone, a distribution's package its own site. */
+static void test_cpu_only_many(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id, *version, *site;
+    } fws[] = {
+        { "/a/t", "2.1.0+cpu", "/a/s" },
+        { "/b/t", "2.1.0+cpu", "/b/s" },
+        { "/c/t", "2.5.1+cpu", "/c/s" },
+        { "/d/t", "2.1.0+cpu", "/usr/lib/python3/dist-packages" },
+        { "/e/t", "2.1.0+cpu", "/usr/lib/python3.11/dist-packages" },
+        { "/f/t", "2.1.0+cpu", "/f/s" },
+    };
+    struct gd_report *r = gd_report_new();
+    assert_non_null(r);
+    const char *machine[] = { "gpus.count=i:1", KM("550.54.14"), GPU("8.6") };
+    for (size_t i = 0; i < sizeof machine / sizeof *machine; i++)
+        add_fact(r, machine[i]);
+    for (size_t i = 0; i < sizeof fws / sizeof *fws; i++) {
+        char fact[256];
+        static const char *const rest[] = { ".framework=s:torch", ".dist=s:torch", ".build=s:cpu" };
+        for (size_t k = 0; k < 3; k++) {
+            snprintf(fact, sizeof fact, "framework:%s%s", fws[i].id, rest[k]);
+            add_fact(r, fact);
+        }
+        snprintf(fact, sizeof fact, "framework:%s|version=s:%s", fws[i].id, fws[i].version);
+        add_fact(r, fact);
+        snprintf(fact, sizeof fact, "framework:%s.site=s:%s", fws[i].id, fws[i].site);
+        add_fact(r, fact);
+    }
+    gd_rule_frameworks(r, embedded);
+    size_t seen = 0;
+    for (size_t i = 0; i < gd_report_finding_count(r); i++) {
+        const struct gd_finding *f = gd_report_finding_at(r, i);
+        if (strcmp(gd_finding_id(f), "framework.cpu-only-build") != 0)
+            continue;
+        assert_true(seen < sizeof fws / sizeof *fws);
+        struct gd_buf want, got;
+        gd_buf_init(&want, SIZE_MAX);
+        gd_buf_init(&got, SIZE_MAX);
+        cpu_only_alone(fws[seen].version, fws[seen].site, &want);
+        for (size_t k = 0; k < gd_finding_fix_count(f); k++)
+            gd_buf_printf(&got, "%s\n", gd_finding_fix_at(f, k));
+        assert_true(want.len > 0);
+        if (want.len != got.len || memcmp(want.data, got.data, want.len) != 0)
+            fail_msg("%s: fixes\n%.*s\nwant\n%.*s", fws[seen].id, (int)got.len, got.data,
+                     (int)want.len, want.data);
+        assert_true(has_evidence(f, "driver.kernel_module.version"));
+        gd_buf_free(&want);
+        gd_buf_free(&got);
+        seen++;
+    }
+    assert_int_equal(seen, sizeof fws / sizeof *fws);
+    gd_report_free(r);
+}
+
 /* env.invalid-value lists exactly what the env_values table accepts, and cites its source. */
 static void test_invalid_value_fix(void **state)
 {
@@ -2317,10 +2399,15 @@ static void test_rules_run(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cases),       cmocka_unit_test(test_every_documented_id),
-        cmocka_unit_test(test_install_fix), cmocka_unit_test(test_invalid_value_fix),
-        cmocka_unit_test(test_kb_problems), cmocka_unit_test(test_empty_report),
-        cmocka_unit_test(test_rules_run),   cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_every_documented_id),
+        cmocka_unit_test(test_install_fix),
+        cmocka_unit_test(test_cpu_only_many),
+        cmocka_unit_test(test_invalid_value_fix),
+        cmocka_unit_test(test_kb_problems),
+        cmocka_unit_test(test_empty_report),
+        cmocka_unit_test(test_rules_run),
+        cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
