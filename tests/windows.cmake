@@ -13,7 +13,7 @@ set_tests_properties(wine.prefix PROPERTIES FIXTURES_SETUP wine SKIP_RETURN_CODE
 # they are registered as skipped, with the reason, so that the gap shows in every run.
 set(GD_WIN_POSIX_ONLY_TESTS
     advise check children elf explain explain_join fatbin frameworks glob imports kb kb_compat
-    kb_pick ldcache ldconf live loader pyenvs record rules smoke sysroot)
+    kb_pick ldcache ldconf live loader pyenvs record rules smoke sysroot winload)
 set(GD_WIN_POSIX_ONLY_WHY "its fixtures are built with POSIX calls (testutil.h, fork, regex.h)")
 
 file(GLOB GD_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_*.c)
