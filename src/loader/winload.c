@@ -357,12 +357,18 @@ enum gd_status gd_win_find(struct gd_root *root, const char *path, char **out)
     return st;
 }
 
-/* ---- the Python that loads a module -----------------------------------------------------------
- */
+/* ---- the Python that loads a module ---------------------------------------------------------- */
 
 enum gd_status gd_win_python_app_dir(struct gd_root *root, const char *path, char **out)
 {
+    return gd_win_python_dirs(root, path, NULL, out);
+}
+
+enum gd_status gd_win_python_dirs(struct gd_root *root, const char *path, char **prefix, char **out)
+{
     *out = NULL;
+    if (prefix)
+        *prefix = NULL;
     char *dir = gd_strdup(path);
     if (!dir)
         return GD_ENOMEM;
@@ -386,6 +392,8 @@ enum gd_status gd_win_python_app_dir(struct gd_root *root, const char *path, cha
         if (st == GD_OK) {
             gd_free(found);
             st = (*out = gd_strdup(dir)) ? GD_OK : GD_ENOMEM;
+            if (st == GD_OK && prefix && !(*prefix = gd_strdup(dir)))
+                st = GD_ENOMEM;
             break;
         }
         if (st != GD_ENOENT)
@@ -415,8 +423,8 @@ enum gd_status gd_win_python_app_dir(struct gd_root *root, const char *path, cha
                 }
             }
             gd_free(data);
-            if (st != GD_ENOENT)
-                break;
+            if (st == GD_OK && prefix && !(*prefix = gd_strdup(dir)))
+                st = GD_ENOMEM;
             /* A venv whose home is unusable: the venv's directory says no more. */
             break;
         }
@@ -426,11 +434,18 @@ enum gd_status gd_win_python_app_dir(struct gd_root *root, const char *path, cha
             break;
     }
     gd_free(dir);
+    if (st != GD_OK) {
+        gd_free(*out);
+        *out = NULL;
+        if (prefix) {
+            gd_free(*prefix);
+            *prefix = NULL;
+        }
+    }
     return st;
 }
 
-/* ---- the load ---------------------------------------------------------------------------------
- */
+/* ---- the load -------------------------------------------------------------------------------- */
 
 struct request {
     struct gd_win_dir *dirs;
@@ -588,8 +603,7 @@ const struct gd_win_edge *gd_winload_missing_at(const struct gd_winload *L, size
     return i < L->nmissing ? L->missing[i] : NULL;
 }
 
-/* ---- the search directories of a request ------------------------------------------------------
- */
+/* ---- the search directories of a request ----------------------------------------------------- */
 
 /* System32, or SysWOW64 for a 32-bit x86 process when the tree has one ("File System
  * Redirector": WOW64 redirects a 32-bit process's System32 there). */
@@ -728,8 +742,7 @@ size_t gd_winload_dirs(struct gd_winload *L, size_t request, const struct gd_win
     return L->reqs[request].ndirs;
 }
 
-/* ---- modules ----------------------------------------------------------------------------------
- */
+/* ---- modules --------------------------------------------------------------------------------- */
 
 static enum gd_status read_source(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
 {
@@ -860,8 +873,7 @@ static bool has_path(const char *name)
     return strchr(name, '/') || strchr(name, '\\') || (gd_is_alpha(name[0]) && name[1] == ':');
 }
 
-/* ---- the search -------------------------------------------------------------------------------
- */
+/* ---- the search ------------------------------------------------------------------------------ */
 
 struct search {
     struct gd_winload *L;
@@ -1167,8 +1179,8 @@ static char *with_extension(const char *name)
     return out;
 }
 
-enum gd_status gd_winload_resolve(struct gd_winload *L, const char *name, bool deps,
-                                  struct gd_win_edge **out)
+enum gd_status gd_winload_resolve(struct gd_winload *L, const struct gd_win_object *from,
+                                  const char *name, bool deps, struct gd_win_edge **out)
 {
     *out = NULL;
     if (L->oom)
@@ -1187,9 +1199,9 @@ enum gd_status gd_winload_resolve(struct gd_winload *L, const char *name, bool d
     if (!L->machine)
         L->machine = GD_PE_MACHINE_AMD64;
     size_t before = L->nobjects;
-    size_t req = new_request(L, NULL);
+    size_t req = from ? from->request : new_request(L, NULL);
     if (!L->oom)
-        resolve_into(L, NULL, req, full, edge);
+        resolve_into(L, from, req, full, edge);
     gd_free(full);
     L->roots[L->nroots++] = edge; /* freed with the load, whatever happened */
     if (!L->oom && deps)

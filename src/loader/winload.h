@@ -162,6 +162,10 @@ enum gd_status gd_win_find(struct gd_root *root, const char *path, char **out);
  * Scripts\python.exe only starts its base interpreter: bpo-34977). GD_ENOENT when there is
  * none. On GD_OK `*out` is new (a path inside the root). */
 enum gd_status gd_win_python_app_dir(struct gd_root *root, const char *path, char **out);
+/* The same, and the environment's prefix (sys.exec_prefix: the directory holding python.exe or
+ * pyvenv.cfg) into `*prefix` when it is not NULL (new memory on GD_OK). */
+enum gd_status gd_win_python_dirs(struct gd_root *root, const char *path, char **prefix,
+                                  char **out);
 
 struct gd_winload;
 
@@ -177,11 +181,12 @@ void gd_winload_free(struct gd_winload *L);
  * problem). `*out` is borrowed from the load. */
 enum gd_status gd_winload_module(struct gd_winload *L, const char *path, bool deps,
                                  struct gd_win_object **out);
-/* Resolve `name` as LoadLibrary(name) in a new request (in the extension order, no DLL load
- * directory), loading what it finds and with `deps` its import tree. A name without an
- * extension gets ".dll" (a trailing '.' means none), as LoadLibrary does. `*out` is borrowed. */
-enum gd_status gd_winload_resolve(struct gd_winload *L, const char *name, bool deps,
-                                  struct gd_win_edge **out);
+/* Resolve `name` as an import of `from` (with the directories of its load request), or with
+ * `from` NULL as LoadLibrary(name) in a new request (in the extension order, without a DLL load
+ * directory); load what it finds and with `deps` its import tree. A name without an extension
+ * gets ".dll" (a trailing '.' means none), as LoadLibrary does. `*out` is borrowed. */
+enum gd_status gd_winload_resolve(struct gd_winload *L, const struct gd_win_object *from,
+                                  const char *name, bool deps, struct gd_win_edge **out);
 
 /* The search directories of request `request` (an object's), in order. Borrowed. */
 size_t gd_winload_dirs(struct gd_winload *L, size_t request, const struct gd_win_dir **out);

@@ -172,7 +172,7 @@ static void test_standard_order(void **state)
     o.record_tries = true;
     struct gd_winload *L = load(&f, &o, 0);
     struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(L, "CUDART64_110", true, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "CUDART64_110", true, &e), GD_OK);
     assert_string_equal(e->name, "CUDART64_110.dll");
     assert_non_null(e->to);
     assert_int_equal(e->rule, GD_WIN_RULE_PATH_ENV);
@@ -201,13 +201,13 @@ static void test_standard_order(void **state)
     assert_int_equal(gd_winload_missing_count(L), 0);
     /* The application directory comes first: a copy there wins over PATH's. */
     struct gd_win_edge *again = NULL;
-    assert_int_equal(gd_winload_resolve(L, "cudart64_110.dll", false, &again), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "cudart64_110.dll", false, &again), GD_OK);
     assert_int_equal(again->rule, GD_WIN_RULE_LOADED);
     gd_winload_free(L);
     dll(f.dir, "/app/cudart64_110.dll", X64, NULL, NULL, NULL);
     gd_root_forget(f.root);
     assert_int_equal(gd_winload_new(f.root, &o, 0, &f.L), GD_OK);
-    assert_int_equal(gd_winload_resolve(f.L, "cudart64_110.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(f.L, NULL, "cudart64_110.dll", false, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_APP_DIR);
     /* And the current directory before PATH. */
     gd_winload_free(f.L);
@@ -215,7 +215,7 @@ static void test_standard_order(void **state)
     dll(f.dir, "/Users/alice/cudart64_110.dll", X64, NULL, NULL, NULL);
     gd_root_forget(f.root);
     assert_int_equal(gd_winload_new(f.root, &o, 0, &f.L), GD_OK);
-    assert_int_equal(gd_winload_resolve(f.L, "cudart64_110.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(f.L, NULL, "cudart64_110.dll", false, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_CWD);
     done(&f);
 }
@@ -263,6 +263,8 @@ static void test_extension_order(void **state)
     dll(f.dir, "/Python310/Lib/site-packages/pkg/helper.dll", X64, "cudnn64_8.dll", NULL, NULL);
     dll(f.dir, "/CUDA/v11.2/bin/cudart64_110.dll", X64, "KERNEL32.dll", NULL, NULL);
     dll(f.dir, "/cudnn/bin/cudnn64_8.dll", X64, NULL, NULL, NULL);
+    dll(f.dir, "/Python310/Lib/site-packages/pkg/extra.dll", X64, NULL, NULL, NULL);
+    dll(f.dir, "/Python310/Lib/site-packages/pkg/alone.dll", X64, NULL, NULL, NULL);
     char *app = NULL;
     struct gd_root *root = NULL;
     assert_int_equal(gd_root_new(f.dir, &root), GD_OK);
@@ -296,6 +298,13 @@ static void test_extension_order(void **state)
     assert_null(m->deps[2].to->deps[0].to);
     assert_int_equal(gd_winload_missing_count(L), 2);
     assert_string_equal(gd_winload_missing_at(L, 0)->name, "cudart64_110.dll");
+    /* A name asked as an import of the module uses its directories; asked alone, LoadLibrary's
+     * (without the module's directory). */
+    struct gd_win_edge *e = NULL;
+    assert_int_equal(gd_winload_resolve(L, m, "extra.dll", false, &e), GD_OK);
+    assert_int_equal(e->rule, GD_WIN_RULE_DLL_DIR);
+    assert_int_equal(gd_winload_resolve(L, NULL, "alone", false, &e), GD_OK);
+    assert_null(e->to);
     assert_string_equal(gd_winload_missing_at(L, 1)->name, "cudnn64_8.dll");
     gd_winload_free(L);
 
@@ -319,8 +328,7 @@ static void test_extension_order(void **state)
     o.dll_dirs = NULL;
     o.ndll_dirs = 0;
     assert_int_equal(gd_winload_new(f.root, &o, 0, &f.L), GD_OK);
-    struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(f.L, "cudnn64_8.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(f.L, NULL, "cudnn64_8.dll", false, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_PATH_ENV);
     done(&f);
 }
@@ -375,15 +383,15 @@ static void test_wrong_machine(void **state)
     o.record_tries = true;
     struct gd_winload *L = load(&f, &o, X64);
     struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(L, "zlibwapi.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "zlibwapi.dll", false, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_SYSTEM32);
     assert_int_equal(e->tries[0].verdict, GD_WIN_TRY_WRONG_MACHINE);
     /* Nothing of this machine: STATUS_INVALID_IMAGE_FORMAT, an error rather than "missing". */
-    assert_int_equal(gd_winload_resolve(L, "only32.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "only32.dll", false, &e), GD_OK);
     assert_null(e->to);
     assert_non_null(e->error);
     assert_non_null(strstr(e->error, "another machine"));
-    assert_int_equal(gd_winload_resolve(L, "arm.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "arm.dll", false, &e), GD_OK);
     assert_null(e->to);
     assert_int_equal(gd_winload_missing_count(L), 2);
     assert_non_null(gd_winload_missing_at(L, 0)->error);
@@ -423,18 +431,18 @@ static void test_not_pe_stops(void **state)
     o.record_tries = true;
     struct gd_winload *L = load(&f, &o, X64);
     struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(L, "msvcp140.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "msvcp140.dll", false, &e), GD_OK);
     assert_null(e->to);
     assert_non_null(e->error);
     assert_non_null(strstr(e->error, "/app/msvcp140.dll"));
     assert_int_equal(e->ntries, 1);
     assert_int_equal(e->tries[0].verdict, GD_WIN_TRY_NOT_PE);
-    assert_int_equal(gd_winload_resolve(L, "fifo.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "fifo.dll", false, &e), GD_OK);
     assert_int_equal(e->tries[0].verdict, GD_WIN_TRY_NOT_PE);
-    assert_int_equal(gd_winload_resolve(L, "dir.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "dir.dll", false, &e), GD_OK);
     assert_int_equal(e->tries[0].verdict, GD_WIN_TRY_NOT_PE);
     /* Asked again, the answer is remembered. */
-    assert_int_equal(gd_winload_resolve(L, "MSVCP140.DLL", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "MSVCP140.DLL", false, &e), GD_OK);
     assert_non_null(e->error);
     assert_int_equal(e->ntries, 0);
     assert_int_equal(gd_winload_missing_count(L), 3);
@@ -509,7 +517,7 @@ static void test_hostile_imports(void **state)
     assert_int_equal(m->ndeps, 0);
     assert_int_equal(gd_winload_module(L, "/app/tiny.dll", true, &m), GD_ETRUNCATED);
     struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(L, "tiny.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "tiny.dll", false, &e), GD_OK);
     assert_non_null(e->error);
     done(&f);
 }
@@ -528,18 +536,18 @@ static void test_names(void **state)
     o.record_tries = true;
     struct gd_winload *L = load(&f, &o, 0);
     struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(L, "noext.", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "noext.", false, &e), GD_OK);
     assert_string_equal(e->name, "noext");
     assert_int_equal(e->rule, GD_WIN_RULE_APP_DIR);
-    assert_int_equal(gd_winload_resolve(L, "D:\\OTHER\\X.DLL", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "D:\\OTHER\\X.DLL", false, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_PATH);
     assert_string_equal(e->to->path, "/other/x.dll");
-    assert_int_equal(gd_winload_resolve(L, ".\\x.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, ".\\x.dll", false, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_LOADED); /* the same base name is loaded */
-    assert_int_equal(gd_winload_resolve(L, "C:\\nowhere\\y.dll", false, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "C:\\nowhere\\y.dll", false, &e), GD_OK);
     assert_null(e->to);
     assert_int_equal(e->ntries, 1);
-    assert_int_equal(gd_winload_resolve(L, "", false, &e), GD_EINVAL);
+    assert_int_equal(gd_winload_resolve(L, NULL, "", false, &e), GD_EINVAL);
     done(&f);
 }
 
@@ -552,7 +560,7 @@ static void test_unknowns(void **state)
     o.mode = GD_WIN_EXTENSION;
     struct gd_winload *L = load(&f, &o, 0);
     struct gd_win_edge *e = NULL;
-    assert_int_equal(gd_winload_resolve(L, "msvcrt", true, &e), GD_OK);
+    assert_int_equal(gd_winload_resolve(L, NULL, "msvcrt", true, &e), GD_OK);
     assert_int_equal(e->rule, GD_WIN_RULE_SYSTEM32);
     assert_int_equal(gd_winload_machine(L), X64);
     const struct gd_win_dir *dirs = NULL;
@@ -622,7 +630,7 @@ static void test_alloc_failures(void **state)
             if (st == GD_OK)
                 st = gd_winload_module(L, "/Python310/Lib/site-packages/pkg/_ext.pyd", true, &m);
             if (st == GD_OK)
-                st = gd_winload_resolve(L, "gone", true, &e);
+                st = gd_winload_resolve(L, NULL, "gone", true, &e);
             char *app = NULL;
             if (st == GD_OK)
                 st = gd_win_python_app_dir(f.root, "/p/venv/Lib/site-packages", &app);
