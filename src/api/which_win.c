@@ -51,6 +51,11 @@ static enum gd_status is_pe(struct gd_root *root, const char *path)
     struct gd_os_stat fs = { 0 };
     if (st == GD_OK)
         st = gd_os_file_stat(f, &fs);
+    char mz[2] = { 0, 0 };
+    size_t got = 0;
+    if (st == GD_OK &&
+        (gd_os_pread(f, mz, 2, 0, &got) != GD_OK || got != 2 || mz[0] != 'M' || mz[1] != 'Z'))
+        st = GD_EFORMAT; /* an ELF, a script: not read further */
     struct gd_pe *pe = NULL;
     if (st == GD_OK) {
         struct gd_pe_source src = { read_source, f, fs.size };
@@ -70,10 +75,15 @@ bool gd_which_is_windows(const struct gd_options *opts, const char *from)
     if (gd_root_new(opts && opts->root ? opts->root : "/", &root) != GD_OK)
         return false;
     bool yes = gd_root_is_live(root) ? live_windows(root) : gd_root_windows_marker(root) != NULL;
-    char *path = NULL;
-    if (!yes && from && find_from(root, from, &path) == GD_OK)
-        yes = is_pe(root, path) == GD_OK;
-    gd_free(path);
+    if (!yes && from) {
+        /* The path as given first: an ELF of a Linux tree is told without listing its
+         * directories, which the search without regard to case does. */
+        yes = is_pe(root, from) == GD_OK;
+        char *path = NULL;
+        if (!yes && !gd_root_exists(root, from) && find_from(root, from, &path) == GD_OK)
+            yes = is_pe(root, path) == GD_OK;
+        gd_free(path);
+    }
     gd_root_free(root);
     return yes;
 }
