@@ -17,12 +17,13 @@ static bool ends_with_ci(const char *s, const char *suffix)
     return n >= m && gd_str_ieq(s + n - m, suffix);
 }
 
-/* Whether this process runs on Windows (gpudoctor.exe): only then is its own environment and
- * current directory a Windows process's. */
-static bool live_windows(struct gd_root *root)
+/* Whether the machine asked about is this one and it runs Windows (gpudoctor.exe without
+ * --root): only then are this process's environment and current directory a Windows process's.
+ * (Not gd_root_is_live: under Windows "/" is the current drive's root, "C:/", not "/".) */
+static bool live_windows(const struct gd_options *opts)
 {
     struct gd_os_uname u;
-    return gd_root_is_live(root) && gd_os_uname(&u) == GD_OK && strcmp(u.sysname, "Windows") == 0;
+    return !(opts && opts->root) && gd_os_uname(&u) == GD_OK && strcmp(u.sysname, "Windows") == 0;
 }
 
 /* `from` as a path inside the root, found without regard to case. */
@@ -74,7 +75,7 @@ bool gd_which_is_windows(const struct gd_options *opts, const char *from)
     struct gd_root *root = NULL;
     if (gd_root_new(opts && opts->root ? opts->root : "/", &root) != GD_OK)
         return false;
-    bool yes = gd_root_is_live(root) ? live_windows(root) : gd_root_windows_marker(root) != NULL;
+    bool yes = live_windows(opts) || gd_root_windows_marker(root) != NULL;
     if (!yes && from) {
         /* The path as given first: an ELF of a Linux tree is told without listing its
          * directories, which the search without regard to case does. */
@@ -89,13 +90,12 @@ bool gd_which_is_windows(const struct gd_options *opts, const char *from)
 }
 
 /* A variable of the inspected environment: --env, else this process's on live Windows. */
-static enum gd_status env_value(const struct gd_options *opts, struct gd_root *root,
-                                const char *name, char **out)
+static enum gd_status env_value(const struct gd_options *opts, const char *name, char **out)
 {
     *out = NULL;
     const char *v = opts && opts->extra ? gd_env_get(opts->extra, name) : NULL;
     struct gd_env *env = NULL;
-    if (!v && live_windows(root) && !(opts && opts->clear_env)) {
+    if (!v && live_windows(opts) && !(opts && opts->clear_env)) {
         env = gd_env_new();
         if (!env || gd_os_environ(env) != GD_OK) {
             gd_env_free(env);
@@ -238,12 +238,12 @@ enum gd_status gd_which_windows(const struct gd_options *opts, const char *name,
         ((name && !(w->name = gd_strdup(name))) || (from && !(w->from = gd_strdup(from)))))
         st = GD_ENOMEM;
     if (st == GD_OK)
-        st = env_value(opts, w->root, "PATH", &r->path_env);
+        st = env_value(opts, "PATH", &r->path_env);
     if (st == GD_OK)
-        st = env_value(opts, w->root, "SystemRoot", &r->windows_dir);
+        st = env_value(opts, "SystemRoot", &r->windows_dir);
     if (st == GD_OK && win && win->cwd && !(r->cwd = gd_strdup(win->cwd)))
         st = GD_ENOMEM;
-    if (st == GD_OK && !r->cwd && live_windows(w->root) && gd_os_getcwd(&r->cwd) == GD_ENOMEM)
+    if (st == GD_OK && !r->cwd && live_windows(opts) && gd_os_getcwd(&r->cwd) == GD_ENOMEM)
         st = GD_ENOMEM;
     for (size_t i = 0; st == GD_OK && win && i < win->ndll_dirs; i++)
         st = gd_strlist_push(&r->dll_dirs, win->dll_dirs[i]);
