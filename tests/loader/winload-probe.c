@@ -41,10 +41,10 @@ int wmain(int argc, wchar_t **argv)
             return 3;
     }
     SetErrorMode(SEM_FAILCRITICALERRORS);
-    HMODULE h = ext ? LoadLibraryExW(module, NULL,
-                                     LOAD_LIBRARY_SEARCH_DEFAULT_DIRS |
-                                         LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
-                    : LoadLibraryW(module);
+    HMODULE h =
+        ext ? LoadLibraryExW(module, NULL,
+                             LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
+            : LoadLibraryW(module);
     if (!h) {
         printf("error %lu\n", (unsigned long)GetLastError());
         return 0;
