@@ -262,11 +262,16 @@ static const char *resolve_dir(struct dircache *c, const char *path)
             gd_free(key);
             return c->resolved[i].actual;
         }
-    /* Component by component from the root. */
+    /* The exact spelling first (one stat, which the root remembers): on a case-sensitive tree it
+     * is the tree's own; else component by component from the root, listing each directory. */
     struct gd_buf b;
     gd_buf_init(&b, GD_ROOT_PATH_MAX * 2);
     bool ok = true;
     const char *p = path;
+    if (gd_root_is_dir(c->root, path)) {
+        gd_buf_puts(&b, path);
+        p = "";
+    }
     while (ok && *p) {
         while (*p == '/')
             p++;
@@ -317,6 +322,14 @@ static const char *resolve_dir(struct dircache *c, const char *path)
  * or NULL (`c->oom` says whether for want of memory). */
 static char *file_in(struct dircache *c, const char *dir, const char *name)
 {
+    char *exact = gd_path_join(dir, name);
+    if (!exact) {
+        c->oom = true;
+        return NULL;
+    }
+    if (gd_root_exists(c->root, exact))
+        return exact; /* the exact spelling, as entry_in would prefer it */
+    gd_free(exact);
     const char *hit = entry_in(listing_of(c, dir), name);
     if (!hit)
         return NULL;
@@ -326,33 +339,40 @@ static char *file_in(struct dircache *c, const char *dir, const char *name)
     return p;
 }
 
-enum gd_status gd_win_find(struct gd_root *root, const char *path, char **out)
+/* gd_win_find with the directories `c` remembers. */
+static enum gd_status find_in(struct dircache *c, const char *path, char **out)
 {
     *out = NULL;
-    struct dircache c;
-    memset(&c, 0, sizeof c);
-    c.root = root;
     const char *slash = strrchr(path, '/');
     enum gd_status st = GD_ENOENT;
     if (!slash || !slash[1]) {
-        const char *d = resolve_dir(&c, slash ? path : "/");
+        const char *d = resolve_dir(c, slash ? path : "/");
         if (d)
             st = (*out = gd_strdup(d)) ? GD_OK : GD_ENOMEM;
     } else {
         char *dir = slash == path ? gd_strdup("/") : gd_strndup(path, (size_t)(slash - path));
-        const char *d = dir ? resolve_dir(&c, dir) : NULL;
+        const char *d = dir ? resolve_dir(c, dir) : NULL;
         if (!dir)
-            c.oom = true;
-        if (d && (*out = file_in(&c, d, slash + 1)) != NULL)
+            c->oom = true;
+        if (d && (*out = file_in(c, d, slash + 1)) != NULL)
             st = GD_OK;
         gd_free(dir);
     }
     /* A lookup of the tree that failed for want of memory reads as "no such file". */
-    if (c.oom || gd_root_out_of_memory(root)) {
+    if (c->oom || gd_root_out_of_memory(c->root)) {
         gd_free(*out);
         *out = NULL;
         st = GD_ENOMEM;
     }
+    return st;
+}
+
+enum gd_status gd_win_find(struct gd_root *root, const char *path, char **out)
+{
+    struct dircache c;
+    memset(&c, 0, sizeof c);
+    c.root = root;
+    enum gd_status st = find_in(&c, path, out);
     dircache_free(&c);
     return st;
 }
@@ -697,6 +717,7 @@ static size_t new_request(struct gd_winload *L, const char *dll_dir)
     }
     struct request *r = &L->reqs[L->nreqs];
     memset(r, 0, sizeof *r);
+    size_t index = L->nreqs++; /* freed with the load, even when it is not complete */
     r->dll_dir = dll_dir;
     const char *app = L->opts.app_dir;
     const char *unknown = "not known (give --app)";
@@ -729,7 +750,7 @@ static size_t new_request(struct gd_winload *L, const char *dll_dir)
         if (L->opts.path_env)
             add_path_env(L, r);
     }
-    return L->oom ? 0 : L->nreqs++;
+    return index;
 }
 
 size_t gd_winload_dirs(struct gd_winload *L, size_t request, const struct gd_win_dir **out)
@@ -971,7 +992,7 @@ static void run_search(struct search *s)
         char *p = NULL, *actual = NULL;
         enum gd_status st = gd_win_path_in_root(name, L->cwd, &p);
         if (st == GD_OK)
-            st = gd_win_find(L->root, p, &actual);
+            st = find_in(&L->cache, p, &actual);
         if (st == GD_ENOMEM) {
             L->oom = true;
         } else if (actual) {
@@ -1109,7 +1130,7 @@ enum gd_status gd_winload_module(struct gd_winload *L, const char *path, bool de
     if (st == GD_EINVAL)
         st = GD_ENOENT; /* a UNC path, or relative without a current directory */
     if (st == GD_OK)
-        st = gd_win_find(L->root, p, &actual);
+        st = find_in(&L->cache, p, &actual);
     gd_free(p);
     if (st != GD_OK)
         return finish(L, st);
