@@ -13,7 +13,7 @@ set_tests_properties(wine.prefix PROPERTIES FIXTURES_SETUP wine SKIP_RETURN_CODE
 # they are registered as skipped, with the reason, so that the gap shows in every run.
 set(GD_WIN_POSIX_ONLY_TESTS
     advise check children elf explain explain_join fatbin frameworks glob imports kb kb_compat
-    kb_pick ldcache ldconf live loader pyenvs record rules smoke sysroot)
+    kb_pick ldcache ldconf live loader pyenvs record rules smoke sysroot winload)
 set(GD_WIN_POSIX_ONLY_WHY "its fixtures are built with POSIX calls (testutil.h, fork, regex.h)")
 
 file(GLOB GD_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_*.c)
@@ -38,3 +38,15 @@ foreach(src IN LISTS GD_UNIT_TESTS)
   add_test(NAME unit.${module} COMMAND ${name} ${args})
   set_tests_properties(unit.${module} PROPERTIES SKIP_RETURN_CODE 77 FIXTURES_REQUIRED wine)
 endforeach()
+
+# The Windows DLL search emulator against wine's own loader: DLL arrangements built with
+# mingw-w64 in the prefix's drive C:, loaded by winload_probe and asked of gpudoctor.exe which
+# (tests/loader/compare-wine.sh). Skipped (77) without wine.
+add_executable(winload_probe ${CMAKE_CURRENT_SOURCE_DIR}/loader/winload-probe.c)
+target_compile_options(winload_probe PRIVATE -municode)
+target_link_options(winload_probe PRIVATE -municode)
+target_link_libraries(winload_probe PRIVATE psapi)
+add_test(NAME loader.wine-search
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loader/compare-wine.sh ${CMAKE_BINARY_DIR}/wineprefix
+                 $<TARGET_FILE:gpudoctor> $<TARGET_FILE:winload_probe>)
+set_tests_properties(loader.wine-search PROPERTIES SKIP_RETURN_CODE 77 FIXTURES_REQUIRED wine)

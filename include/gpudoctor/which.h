@@ -30,6 +30,41 @@ GD_API enum gd_status gd_which_name(const struct gd_options *opts, const char *n
 GD_API enum gd_status gd_which_tree(const struct gd_options *opts, const char *path,
                                     struct gd_which **out);
 
+/*
+ * Windows (docs/which.md, "Windows"): how Windows' loader would load `name` as an import of the
+ * PE file `from` (a .exe, .dll or .pyd inside the root; or with `from` NULL as LoadLibrary(name)
+ * of a program), or with `name` NULL the whole import tree of `from`. What a tree cannot tell
+ * about the process comes from `win` (NULL: all defaults) and the options' environment (PATH,
+ * SystemRoot: --env, or this process's own on a live Windows machine). Statuses as for
+ * gd_which_name (GD_EFORMAT, GD_ETRUNCATED: `from` is not a PE image we can read).
+ */
+enum gd_which_win_mode {
+    GD_WHICH_WIN_AUTO,      /* extension for a .pyd `from`, standard otherwise */
+    GD_WHICH_WIN_STANDARD,  /* LoadLibrary, a program's imports: app dir, System32, System,
+                             * Windows, current directory, PATH */
+    GD_WHICH_WIN_EXTENSION, /* Python 3.8+'s import of an extension module: the module's
+                             * directory, app dir, os.add_dll_directory's, System32 */
+};
+
+struct gd_which_win {
+    enum gd_which_win_mode mode;
+    const char *app_dir;         /* the application's directory; NULL: python.exe above `from`,
+                                  * an .exe `from`'s own directory, else `from`'s directory */
+    const char *cwd;             /* the current directory; NULL: this process's on a live
+                                  * Windows machine, else not known (not searched) */
+    const char *const *dll_dirs; /* os.add_dll_directory / AddDllDirectory, in order added */
+    size_t ndll_dirs;
+};
+
+GD_API enum gd_status gd_which_windows(const struct gd_options *opts, const char *name,
+                                       const char *from, const struct gd_which_win *win,
+                                       struct gd_which **out);
+
+/* Whether a which under these options is Windows': the options' host OS
+ * (gd_options_set_host_os) when set, else a root that is a Windows tree (Windows\System32 and no
+ * os-release) or the live root of gpudoctor.exe, else `from` (may be NULL) being a PE image. */
+GD_API bool gd_which_is_windows(const struct gd_options *opts, const char *from);
+
 GD_API void gd_which_free(struct gd_which *which);
 
 /* True when the name was found, or every dependency of the tree. */
@@ -42,7 +77,7 @@ GD_API const char *gd_which_error(const struct gd_which *which);
 
 enum gd_which_format {
     GD_WHICH_TEXT, /* the explanation, or the tree */
-    GD_WHICH_JSON, /* everything, schema in docs/which.md */
+    GD_WHICH_JSON, /* everything, schema in docs/which.md (and docs/json-schema.md) */
     GD_WHICH_LDD,  /* ldd's lines: "\tNAME => PATH" or "\tNAME => not found" (trees only) */
 };
 

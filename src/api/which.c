@@ -13,6 +13,19 @@ void gd_which_free(struct gd_which *w)
 {
     if (!w)
         return;
+    struct gd_which_winres *r = &w->win;
+    gd_winload_free(r->load);
+    gd_free(r->app_dir);
+    gd_free(r->cwd);
+    gd_free(r->path_env);
+    gd_free(r->windows_dir);
+    gd_strlist_free(&r->dll_dirs);
+    gd_free(r->elsewhere_path);
+    gd_free(r->elsewhere_dir);
+    gd_free(r->elsewhere_given);
+    for (size_t i = 0; i < r->nmissing_elsewhere; i++)
+        gd_free(r->missing_elsewhere[i]);
+    gd_free(r->missing_elsewhere);
     gd_load_free(w->load);
     gd_loader_free(w->loader);
     gd_root_free(w->root);
@@ -25,6 +38,10 @@ void gd_which_free(struct gd_which *w)
 
 bool gd_which_ok(const struct gd_which *w)
 {
+    if (w->windows && !w->tree)
+        return w->win.edge && (w->win.edge->to || w->win.edge->rule == GD_WIN_RULE_API_SET);
+    if (w->windows)
+        return gd_winload_missing_count(w->win.load) == 0;
     if (!w->tree)
         return w->edge && w->edge->to;
     return gd_load_missing_count(w->load) == 0;
@@ -121,6 +138,14 @@ static enum gd_status system_arch(struct gd_root *root, int *cls, uint16_t *mach
 
 const char *gd_which_error(const struct gd_which *w)
 {
+    if (w->windows && !w->tree)
+        return w->win.edge ? w->win.edge->error : NULL;
+    if (w->windows) {
+        for (size_t i = 0; i < gd_winload_missing_count(w->win.load); i++)
+            if (gd_winload_missing_at(w->win.load, i)->error)
+                return gd_winload_missing_at(w->win.load, i)->error;
+        return NULL;
+    }
     if (!w->tree)
         return w->edge ? w->edge->error : NULL;
     for (size_t i = 0; i < gd_load_missing_count(w->load); i++)

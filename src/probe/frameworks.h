@@ -99,4 +99,13 @@ void gd_fwscan_fail(struct gd_fwscan *s, enum gd_status st);
 void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw,
                            const struct gd_strlist *env_sites);
 
+/* Whether the host probe recorded a Windows machine (host.os.id). */
+bool gd_fw_host_windows(struct gd_probe_ctx *ctx);
+
+/* Windows (fwdlls.c): the DLLs the distribution's native modules (.pyd, .dll) import, looked for
+ * as Python 3.8+ looks for them, with the directories the KB says the framework adds itself;
+ * each one missed recorded as a `framework_dll` entity with where the standard order (PATH)
+ * finds it. */
+void gd_fw_probe_dlls(struct gd_fwscan *s, struct gd_fw *fw);
+
 #endif

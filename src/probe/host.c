@@ -156,14 +156,22 @@ static bool is_windows(struct gd_probe_ctx *ctx, struct gd_source *src)
         *src = gd_src(GD_SOURCE_CALL, "RtlGetVersion");
         return gd_os_uname(&u) == GD_OK && strcmp(u.sysname, "Windows") == 0;
     }
+    const char *marker = gd_root_windows_marker(ctx->root);
+    if (marker)
+        *src = gd_src(GD_SOURCE_PATH, marker);
+    return marker != NULL;
+}
+
+const char *gd_root_windows_marker(struct gd_root *root)
+{
     for (size_t i = 0; i < sizeof windows_markers / sizeof *windows_markers; i++) {
-        if (gd_root_is_dir(ctx->root, windows_markers[i])) {
-            *src = gd_src(GD_SOURCE_PATH, windows_markers[i]);
-            return !gd_root_exists(ctx->root, "/etc/os-release") &&
-                   !gd_root_exists(ctx->root, "/usr/lib/os-release");
-        }
+        if (gd_root_is_dir(root, windows_markers[i]))
+            return !gd_root_exists(root, "/etc/os-release") &&
+                           !gd_root_exists(root, "/usr/lib/os-release")
+                       ? windows_markers[i]
+                       : NULL;
     }
-    return false;
+    return NULL;
 }
 
 static void probe_windows(struct gd_probe_ctx *ctx, struct gd_entity *host, struct gd_source src)

@@ -70,6 +70,11 @@ enum gd_status gd_glibc_version(struct gd_root *root, char *version, size_t size
 enum gd_status gd_find_site_packages(struct gd_probe_ctx *ctx, struct gd_strlist *out);
 
 void gd_probe_host(struct gd_probe_ctx *ctx);
+/* The Windows system directory ("/Windows/System32", or a wine prefix's "/windows/system32")
+ * when a foreign root is a Windows tree: it has one and no os-release (a Linux tree with a wine
+ * prefix is still Linux); NULL otherwise. What the host probe records as host.os.id, for the
+ * commands that do not run it (gpudoctor which). */
+const char *gd_root_windows_marker(struct gd_root *root);
 void gd_probe_kernel_module(struct gd_probe_ctx *ctx);
 /* The GPUs the kernel module lists in /proc/driver/nvidia/gpus, each model's compute capability
  * from the knowledge base (`gpus` table), and their count. */

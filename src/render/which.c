@@ -332,6 +332,17 @@ static bool render_into(struct gd_buf *b, const struct gd_which *w, enum gd_whic
                         const struct gd_render_options *options)
 {
     bool c = options && options->color;
+    if (w->windows) {
+        if (format == GD_WHICH_TEXT)
+            gd_which_win_text(b, w, c);
+        else if (format == GD_WHICH_JSON)
+            gd_which_win_json(b, w);
+        else if (format == GD_WHICH_LDD && w->tree)
+            gd_which_win_ldd(b, w);
+        else
+            return false;
+        return true;
+    }
     switch (format) {
     case GD_WHICH_TEXT:
         if (w->tree)

@@ -5,11 +5,11 @@
 #include <string.h>
 
 static const gd_rule_fn all_rules[] = {
-    gd_rule_driver,     gd_rule_devices,      gd_rule_container,  gd_rule_wsl,
-    gd_rule_env,        gd_rule_libs,         gd_rule_frameworks, gd_rule_fwdriver,
-    gd_rule_fwversions, gd_rule_windows,      gd_rule_keras,      gd_rule_imports,
-    gd_rule_root,       gd_rule_kb,           gd_rule_cuda,       gd_rule_gpu_health,
-    gd_rule_visible,    gd_rule_vendor_calls,
+    gd_rule_driver,     gd_rule_devices,      gd_rule_container,    gd_rule_wsl,
+    gd_rule_env,        gd_rule_libs,         gd_rule_frameworks,   gd_rule_fwdriver,
+    gd_rule_fwversions, gd_rule_windows,      gd_rule_keras,        gd_rule_imports,
+    gd_rule_root,       gd_rule_kb,           gd_rule_cuda,         gd_rule_gpu_health,
+    gd_rule_visible,    gd_rule_vendor_calls, gd_rule_windows_dlls,
 };
 
 void gd_rules_run(struct gd_report *report, const struct gd_kb *kb)

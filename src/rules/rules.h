@@ -42,6 +42,8 @@ void gd_rules_run_test(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_fwdriver(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_fwversions(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_windows(struct gd_report *report, const struct gd_kb *kb);
+/* Windows: a framework's DLL found only where Python 3.8+ no longer looks (windll.c). */
+void gd_rule_windows_dlls(struct gd_report *report, const struct gd_kb *kb);
 
 /* ---- helpers shared by the rules ---- */
 

@@ -96,6 +96,10 @@ enum gd_status gd_root_new(const char *dir, struct gd_root **out)
         gd_root_free(root);
         return GD_ENOMEM;
     }
+    /* A drive's root ("C:/" on Windows) is the prefix "C:": paths inside a root begin with '/'. */
+    size_t n = strlen(root->prefix);
+    if (n > 1 && root->prefix[n - 1] == '/')
+        root->prefix[n - 1] = '\0';
     *out = root;
     return GD_OK;
 }

@@ -388,6 +388,7 @@ static const struct {
     { "build_file", { "framework", "path", "format", "keys", NULL } },
     { "dlopen", { "framework", "cuda", "sonames", NULL } },
     { "preload", { "framework", NULL } },
+    { "dll_directories", { "framework", "dirs", NULL } },
     { "provider", { "framework", "library", "needs", NULL } },
     { "keras_backend", { "keras_major", "backend", "imports", NULL } },
     { "keras_config", { "keras_major", "env", "config_file", "config_key", "default", NULL } },
@@ -546,6 +547,7 @@ static void fw_key(const struct gd_kb_row *row, char *key, size_t size)
         { "build_file", { "framework", "path", "format", NULL } },
         { "dlopen", { "framework", "cuda", NULL } },
         { "preload", { "framework", NULL } },
+        { "dll_directories", { "framework", NULL } },
         { "provider", { "framework", "library", NULL } },
         { "keras_backend", { "keras_major", "backend", NULL } },
         { "keras_config", { "keras_major", NULL } },
@@ -828,6 +830,12 @@ static void test_frameworks_spot_checks(void **state)
     /* torch-init: 'cudnn': 'libcudnn.so.*[0-9]' under nvidia/<folder>/lib. */
     assert_true(gd_kb_list_has(fw_find(t, "preload", "framework", "torch", NULL, NULL),
                                "wheel_files", "cudnn/lib/libcudnn.so.*[0-9]"));
+    /* torch-init, Windows: os.add_dll_directory(th_dll_path), th_dll_path = .../torch/lib;
+     * cupy-environment: os.add_dll_directory(os.path.join(cuda_path, 'bin')). */
+    assert_true(gd_kb_list_has(fw_find(t, "dll_directories", "framework", "torch", NULL, NULL),
+                               "dirs", "{site}/torch/lib"));
+    assert_true(gd_kb_list_has(fw_find(t, "dll_directories", "framework", "cupy", NULL, NULL),
+                               "dirs", "{env:CUDA_PATH}/bin|{which:nvcc.exe}"));
     /* ort-setup: cuda_dependencies = ['libcublas.so', 'libcublasLt.so', 'libcudnn.so', ...]. */
     assert_true(gd_kb_list_has(fw_find(t, "provider", "framework", "onnxruntime", NULL, NULL),
                                "needs", "libcublasLt.so"));

@@ -65,10 +65,11 @@ static const char *kind_of(const char *id)
     if (strncmp(id, "import:", 7) == 0)
         return "framework_import";
     /* "<kind>:<key>": the frameworks' entities and the live machine's. */
-    static const char *const kinds[] = { "framework_lib", "framework",    "kernels",
-                                         "keras",         "python_env",   "gpu",
-                                         "gpu_process",   "cuda_runtime", "cuda_device",
-                                         "test_device",   "test_library", "test_nccl" };
+    static const char *const kinds[] = { "framework_lib", "framework_dll", "framework",
+                                         "kernels",       "keras",         "python_env",
+                                         "gpu",           "gpu_process",   "cuda_runtime",
+                                         "cuda_device",   "test_device",   "test_library",
+                                         "test_nccl" };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         size_t n = strlen(kinds[i]);
         if (strncmp(id, kinds[i], n) == 0 && id[n] == ':')
@@ -180,6 +181,17 @@ struct rule_case {
         "framework_lib:/v/t:" family ".framework=s:framework:/v/t", \
         "framework_lib:/v/t:" family ".how=s:needed",               \
         "framework_lib:/v/t:" family ".family=s:" family
+/* framework_dll:/v/t:<dll> of framework:/v/t, missed by Python 3.8+'s search from the module
+ * <module>.pyd; DLL_ON_PATH: where the standard order finds it. */
+#define DLL(dll, module)                                                            \
+    "framework_dll:/v/t:" dll "|framework=s:framework:/v/t",                        \
+        "framework_dll:/v/t:" dll "|dll=s:" dll,                                    \
+        "framework_dll:/v/t:" dll "|needed_by=s:/v/s/cupy_backends/" module ".pyd", \
+        "framework_dll:/v/t:" dll "|path=a:not in the module's directory"
+#define DLL_ON_PATH(dll)                                               \
+    "framework_dll:/v/t:" dll "|standard.path=s:/tools/cuda/bin/" dll, \
+        "framework_dll:/v/t:" dll "|standard.rule=s:PATH",             \
+        "framework_dll:/v/t:" dll "|standard.dir=s:C:\\tools\\cuda\\bin"
 #define GPU(cc) "gpu:0|compute_capability=s:" cc, "gpu:0.model=s:NVIDIA Test GPU"
 #define KERNELS(sass)                                                                       \
     "kernels:/v/k.framework=s:framework:/v/t", "kernels:/v/k.library=s:/v/s/libtorch_cuda", \
@@ -1952,6 +1964,38 @@ static const struct rule_case cases[] = {
       'e',
       { "host.os.id=s:ubuntu", FW("/v/t", "tensorflow", "tensorflow", "2.15.0") },
       "framework.tf-windows-no-gpu",
+      MISS },
+    /* ---- Windows: a framework's DLLs where Python 3.8+ does not look ---- */
+    { "CuPy's CUDA DLLs only on PATH",
+      gd_rule_windows_dlls,
+      'e',
+      { "host.os.id=s:windows", FW("/v/t", "cupy", "cupy-cuda11x", "11.6.0"),
+        DLL("cudart64_110.dll", "runtime"), DLL_ON_PATH("cudart64_110.dll"),
+        DLL("cublas64_11.dll", "cublas"), DLL_ON_PATH("cublas64_11.dll") },
+      "framework.dll-only-on-path",
+      GD_SEV_ERROR,
+      { "framework_dll:/v/t:cudart64_110.dll.path",
+        "framework_dll:/v/t:cudart64_110.dll.standard.path",
+        "framework_dll:/v/t:cublas64_11.dll.standard.path", "framework:/v/t.version" },
+      { "cupy-cuda11x 11.6.0 cannot be imported: cudart64_110.dll, cublas64_11.dll are only",
+        "Before `import cupy`: `os.add_dll_directory(r\"C:\\tools\\cuda\\bin\")`",
+        "Or set CUDA_PATH=C:\\tools\\cuda: cupy adds CUDA_PATH\\bin itself" } },
+    { "a DLL found nowhere",
+      gd_rule_windows_dlls,
+      'e',
+      { "host.os.id=s:windows", FW("/v/t", "cupy", "cupy-cuda11x", "11.6.0"),
+        DLL("cudart64_110.dll", "runtime") },
+      "framework.dll-only-on-path",
+      MISS },
+    { "a DLL Python finds",
+      gd_rule_windows_dlls,
+      'e',
+      { "host.os.id=s:windows", FW("/v/t", "cupy", "cupy-cuda11x", "11.6.0"),
+        "framework_dll:/v/t:cudart64_110.dll|framework=s:framework:/v/t",
+        "framework_dll:/v/t:cudart64_110.dll|dll=s:cudart64_110.dll",
+        "framework_dll:/v/t:cudart64_110.dll|path=s:/v/s/cupy/.data/lib/cudart64_110.dll",
+        DLL_ON_PATH("cudart64_110.dll") },
+      "framework.dll-only-on-path",
       MISS },
     /* ---- GPU code against the GPU: the bounds the tables prove ---- */
     /* A K80 under torch 2.8: every later release is CUDA 12.6+, which cannot build 3.7. */
