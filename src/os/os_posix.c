@@ -115,7 +115,10 @@ struct gd_os_file {
     struct gd_os_stat st; /* as of the open: callers ask for it right after */
 };
 
-enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_file **out)
+/* Open for reading and check the file with fstat unless `known` (the caller's lstat of a
+ * regular file) stands for it. */
+static enum gd_status open_read(const char *path, bool nofollow, const struct gd_os_stat *known,
+                                struct gd_os_file **out)
 {
     *out = NULL;
     /* O_NONBLOCK: a FIFO planted where a file is expected must not hang the probe. */
@@ -123,15 +126,21 @@ enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_fil
     int fd = open(path, flags);
     if (fd < 0)
         return from_errno(errno);
-    struct stat s;
-    if (fstat(fd, &s) != 0) {
-        int e = errno;
-        close(fd);
-        return from_errno(e);
-    }
-    if (!S_ISREG(s.st_mode)) {
-        close(fd);
-        return GD_ENOTREG;
+    struct gd_os_stat st;
+    if (known) {
+        st = *known;
+    } else {
+        struct stat s;
+        if (fstat(fd, &s) != 0) {
+            int e = errno;
+            close(fd);
+            return from_errno(e);
+        }
+        if (!S_ISREG(s.st_mode)) {
+            close(fd);
+            return GD_ENOTREG;
+        }
+        fill_stat(&s, &st);
     }
     struct gd_os_file *f = gd_malloc(sizeof *f);
     if (!f) {
@@ -139,9 +148,14 @@ enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_fil
         return GD_ENOMEM;
     }
     f->fd = fd;
-    fill_stat(&s, &f->st);
+    f->st = st;
     *out = f;
     return GD_OK;
+}
+
+enum gd_status gd_os_open_read(const char *path, bool nofollow, struct gd_os_file **out)
+{
+    return open_read(path, nofollow, NULL, out);
 }
 
 enum gd_status gd_os_open_read_known(const char *path, bool nofollow,
@@ -149,22 +163,7 @@ enum gd_status gd_os_open_read_known(const char *path, bool nofollow,
 {
     /* The sysroot resolver lstat'ed the path a moment ago: an fstat per opened file was a
      * seventh of the system calls of a check of 100 environments. */
-    if (!known || known->type != GD_FT_REG)
-        return gd_os_open_read(path, nofollow, out);
-    *out = NULL;
-    int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0);
-    int fd = open(path, flags);
-    if (fd < 0)
-        return from_errno(errno);
-    struct gd_os_file *f = gd_malloc(sizeof *f);
-    if (!f) {
-        close(fd);
-        return GD_ENOMEM;
-    }
-    f->fd = fd;
-    f->st = *known;
-    *out = f;
-    return GD_OK;
+    return open_read(path, nofollow, known && known->type == GD_FT_REG ? known : NULL, out);
 }
 
 enum gd_status gd_os_file_stat(struct gd_os_file *f, struct gd_os_stat *st)
