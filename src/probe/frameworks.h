@@ -96,6 +96,15 @@ void gd_fwscan_fail(struct gd_fwscan *s, enum gd_status st);
  * that asks, recorded as `framework_lib` entities; the fat binaries of its native modules as
  * `kernels` entities. `env_sites` are the site directories of its environment, in import order
  * (where Python-side preloading looks). */
+/* The native modules of a distribution, each a path inside the root, into `out`: the files its
+ * RECORD lists (inside the site directory) for which `is_module` holds, else those of its
+ * package directory and its lib/ (the KB's module name, else the framework's). At most
+ * GD_FW_MODULES_MAX; problems are kept in `s`. */
+void gd_fw_list_modules(struct gd_fwscan *s, const struct gd_fw *fw,
+                        bool (*is_module)(const char *path), struct gd_strlist *out);
+/* The same for the files of one directory (sorted by name). */
+void gd_fw_list_dir_modules(struct gd_fwscan *s, const char *dir,
+                            bool (*is_module)(const char *path), struct gd_strlist *out);
 void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw,
                            const struct gd_strlist *env_sites);
 

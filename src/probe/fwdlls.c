@@ -51,74 +51,6 @@ static bool is_module_name(const char *path)
     return ends_ci(path, ".pyd") || ends_ci(path, ".dll");
 }
 
-/* ---- the native modules ---------------------------------------------------------------------- */
-
-struct record_walk {
-    struct gd_strlist *out;
-    const char *site;
-    enum gd_status status;
-};
-
-static bool on_record(void *user, const char *path, long long size)
-{
-    (void)size;
-    struct record_walk *w = user;
-    if (path[0] == '/' || strstr(path, "..") || !is_module_name(path))
-        return true;
-    if (w->out->count >= GD_FW_MODULES_MAX)
-        return false;
-    char *full = gd_path_join(w->site, path);
-    w->status = full ? gd_strlist_push(w->out, full) : GD_ENOMEM;
-    gd_free(full);
-    return w->status == GD_OK;
-}
-
-static void list_dir(struct gd_fwscan *s, const char *dir, struct gd_strlist *out)
-{
-    struct gd_names names;
-    enum gd_status st = gd_root_list(s->ctx->root, dir, &names);
-    gd_fwscan_fail(s, st);
-    if (st != GD_OK)
-        return;
-    for (size_t i = 0; i < names.count && out->count < GD_FW_MODULES_MAX; i++) {
-        if (!is_module_name(names.names[i]))
-            continue;
-        char *full = gd_path_join(dir, names.names[i]);
-        gd_fwscan_fail(s, full ? gd_strlist_push(out, full) : GD_ENOMEM);
-        gd_free(full);
-    }
-    gd_names_free(&names);
-}
-
-static void list_modules(struct gd_fwscan *s, const struct gd_fw *fw, struct gd_strlist *out)
-{
-    char path[REF_MAX];
-    if (fw->has_record) {
-        snprintf(path, sizeof path, "%s/RECORD", fw->meta);
-        char *data = NULL;
-        size_t len = 0;
-        enum gd_status st = gd_root_read_file(s->ctx->root, path, GD_FW_RECORD_MAX, &data, &len);
-        gd_fwscan_fail(s, st);
-        if (st == GD_OK) {
-            struct record_walk w = { out, fw->site, GD_OK };
-            gd_parse_record(data, len, on_record, &w);
-            gd_fwscan_fail(s, w.status);
-            gd_free(data);
-            return;
-        }
-    }
-    const char *module = gd_kb_str(fw->row, "module");
-    char top[128];
-    snprintf(top, sizeof top, "%s", module ? module : fw->framework);
-    for (char *p = top; *p; p++)
-        if (*p == '.')
-            *p = '/';
-    snprintf(path, sizeof path, "%s/%s", fw->site, top);
-    list_dir(s, path, out);
-    snprintf(path, sizeof path, "%s/%s/lib", fw->site, top);
-    list_dir(s, path, out);
-}
-
 /* ---- what the framework adds itself (the KB) ------------------------------------------------- */
 
 static const struct gd_kb_row *dll_row(const struct gd_fwscan *s, const char *framework)
@@ -334,7 +266,7 @@ static struct gd_winload *new_load(struct gd_fwscan *s, enum gd_win_mode mode, c
 void gd_fw_probe_dlls(struct gd_fwscan *s, struct gd_fw *fw)
 {
     struct gd_strlist modules = { 0 }, added = { 0 }, preload_dirs = { 0 };
-    list_modules(s, fw, &modules);
+    gd_fw_list_modules(s, fw, is_module_name, &modules);
     gd_fact_int(fw->entity, "native_modules", (long long)modules.count,
                 gd_src(GD_SOURCE_FILE, fw->meta));
     char *prefix = NULL, *app = NULL, *base = NULL;
@@ -380,7 +312,7 @@ void gd_fw_probe_dlls(struct gd_fwscan *s, struct gd_fw *fw)
      * an import of one of them finds it loaded. */
     struct gd_strlist order = { 0 };
     for (size_t i = 0; i < preload_dirs.count; i++)
-        list_dir(s, preload_dirs.items[i], &order);
+        gd_fw_list_dir_modules(s, preload_dirs.items[i], is_module_name, &order);
     size_t npreload = order.count;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < modules.count; i++)

@@ -86,6 +86,7 @@ static bool is_shared_object_name(const char *path)
 struct record_walk {
     struct gd_strlist *out;
     const char *site;
+    bool (*is_module)(const char *path);
     enum gd_status status;
 };
 
@@ -94,7 +95,7 @@ static bool on_record(void *user, const char *path, long long size)
     (void)size;
     struct record_walk *w = user;
     /* Files outside the site directory (scripts in bin/, "../../../bin/x") are not modules. */
-    if (path[0] == '/' || strstr(path, "..") || !is_shared_object_name(path))
+    if (path[0] == '/' || strstr(path, "..") || !w->is_module(path))
         return true;
     if (w->out->count >= GD_FW_MODULES_MAX)
         return false;
@@ -104,7 +105,8 @@ static bool on_record(void *user, const char *path, long long size)
     return w->status == GD_OK;
 }
 
-static void list_dir_modules(struct gd_fwscan *s, const char *dir, struct gd_strlist *out)
+void gd_fw_list_dir_modules(struct gd_fwscan *s, const char *dir,
+                            bool (*is_module)(const char *path), struct gd_strlist *out)
 {
     struct gd_names names;
     enum gd_status st = gd_root_list(s->ctx->root, dir, &names);
@@ -112,7 +114,7 @@ static void list_dir_modules(struct gd_fwscan *s, const char *dir, struct gd_str
     if (st != GD_OK)
         return;
     for (size_t i = 0; i < names.count && out->count < GD_FW_MODULES_MAX; i++) {
-        if (!is_shared_object_name(names.names[i]))
+        if (!is_module(names.names[i]))
             continue;
         char *full = gd_path_join(dir, names.names[i]);
         gd_fwscan_fail(s, full ? gd_strlist_push(out, full) : GD_ENOMEM);
@@ -121,7 +123,8 @@ static void list_dir_modules(struct gd_fwscan *s, const char *dir, struct gd_str
     gd_names_free(&names);
 }
 
-static void list_modules(struct gd_fwscan *s, const struct gd_fw *fw, struct gd_strlist *out)
+void gd_fw_list_modules(struct gd_fwscan *s, const struct gd_fw *fw,
+                        bool (*is_module)(const char *path), struct gd_strlist *out)
 {
     char path[REF_MAX];
     if (fw->has_record) {
@@ -131,7 +134,7 @@ static void list_modules(struct gd_fwscan *s, const struct gd_fw *fw, struct gd_
         enum gd_status st = gd_root_read_file(s->ctx->root, path, GD_FW_RECORD_MAX, &data, &len);
         gd_fwscan_fail(s, st);
         if (st == GD_OK) {
-            struct record_walk w = { out, fw->site, GD_OK };
+            struct record_walk w = { out, fw->site, is_module, GD_OK };
             gd_parse_record(data, len, on_record, &w);
             gd_fwscan_fail(s, w.status);
             gd_free(data);
@@ -147,9 +150,9 @@ static void list_modules(struct gd_fwscan *s, const struct gd_fw *fw, struct gd_
         if (*p == '.')
             *p = '/';
     snprintf(path, sizeof path, "%s/%s", fw->site, top);
-    list_dir_modules(s, path, out);
+    gd_fw_list_dir_modules(s, path, is_module, out);
     snprintf(path, sizeof path, "%s/%s/lib", fw->site, top);
-    list_dir_modules(s, path, out);
+    gd_fw_list_dir_modules(s, path, is_module, out);
 }
 
 /* ---- one library ------------------------------------------------------------------------- */
@@ -556,7 +559,7 @@ void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw,
     if (!s->families.count)
         return;
     struct gd_strlist modules = { 0 };
-    list_modules(s, fw, &modules);
+    gd_fw_list_modules(s, fw, is_shared_object_name, &modules);
     struct libs libs;
     memset(&libs, 0, sizeof libs);
     for (size_t i = 0; i < modules.count && s->status == GD_OK; i++)
