@@ -303,8 +303,11 @@ void gd_os_close(struct gd_os_file *f)
 struct gd_os_dir {
     HANDLE find;
     WIN32_FIND_DATAW data;
-    bool have;  /* `data` holds an entry not yet returned */
-    char *name; /* the last name returned */
+    bool have; /* `data` holds an entry not yet returned */
+    /* The last name returned, in UTF-8: a name is at most MAX_PATH UTF-16 units, 3 bytes each
+     * at most (a surrogate pair: 4 bytes for 2 units). Kept here, not allocated, so that
+     * readdir cannot fail for want of memory, as on POSIX, where callers rely on it. */
+    char name[MAX_PATH * 3 + 1];
 };
 
 enum gd_status gd_os_opendir(const char *path, struct gd_os_dir **out)
@@ -361,10 +364,9 @@ enum gd_status gd_os_readdir(struct gd_os_dir *d, const char **name)
         const wchar_t *n = d->data.cFileName;
         if ((n[0] == L'.' && n[1] == 0) || (n[0] == L'.' && n[1] == L'.' && n[2] == 0))
             continue;
-        gd_free(d->name);
-        d->name = narrow(n, -1);
-        if (!d->name)
-            return GD_ENOMEM;
+        int len = WideCharToMultiByte(CP_UTF8, 0, n, -1, d->name, (int)sizeof d->name, NULL, NULL);
+        if (len <= 0)
+            return GD_EIO; /* cannot happen: the buffer holds the longest name */
         *name = d->name;
         return GD_OK;
     }
@@ -375,7 +377,6 @@ void gd_os_closedir(struct gd_os_dir *d)
     if (!d)
         return;
     FindClose(d->find);
-    gd_free(d->name);
     gd_free(d);
 }
 
