@@ -78,6 +78,9 @@ enum gd_status gd_os_environ(struct gd_env *env);
 bool gd_os_isatty(int fd);
 /* Monotonic clock in nanoseconds, for timing. */
 unsigned long long gd_os_monotonic_ns(void);
+/* Whether `path` is absolute by this platform's rules: "/x" on POSIX; on Windows also "C:/x",
+ * "C:\\x" and "//server/share" (a live root hands such a path to the system as it is). */
+bool gd_os_path_is_absolute(const char *path);
 /* This process's current directory (new memory). */
 enum gd_status gd_os_getcwd(char **out);
 /* The canonical absolute host path of an existing directory (new memory). */

@@ -299,6 +299,11 @@ enum gd_status gd_os_realpath(const char *path, char **out)
     return *out ? GD_OK : GD_ENOMEM;
 }
 
+bool gd_os_path_is_absolute(const char *path)
+{
+    return path[0] == '/';
+}
+
 enum gd_status gd_os_getcwd(char **out)
 {
     *out = NULL;

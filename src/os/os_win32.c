@@ -526,6 +526,14 @@ enum gd_status gd_os_realpath(const char *path, char **out)
     return *out ? GD_OK : GD_ENOMEM;
 }
 
+bool gd_os_path_is_absolute(const char *path)
+{
+    bool sep0 = path[0] == '/' || path[0] == '\\';
+    bool drive = ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) &&
+                 path[1] == ':' && (path[2] == '/' || path[2] == '\\');
+    return sep0 || drive;
+}
+
 enum gd_status gd_os_getcwd(char **out)
 {
     *out = NULL;
