@@ -11,8 +11,7 @@ set_tests_properties(wine.prefix PROPERTIES FIXTURES_SETUP wine SKIP_RETURN_CODE
 # others run, and a case among them that needs what Windows lacks skips itself with the reason
 # (tests/unit/testutil.h: no FIFOs, no mode bits, no shell scripts; symlinks where the system
 # makes none, as wine 8, which answers CreateSymbolicLinkW with success and makes nothing).
-set(GD_WIN_SKIPPED_TESTS children live imports)
-set(GD_WIN_SKIPPED_WHY_children "its function children need fork()")
+set(GD_WIN_SKIPPED_TESTS live imports)
 set(GD_WIN_SKIPPED_WHY_live
     "the fake NVIDIA libraries it loads (tests/fakes) are Linux shared objects")
 set(GD_WIN_SKIPPED_WHY_imports
