@@ -39,3 +39,6 @@ foreach(src IN LISTS GD_UNIT_TESTS)
   add_test(NAME unit.${module} COMMAND ${name} ${args})
   set_tests_properties(unit.${module} PROPERTIES SKIP_RETURN_CODE 77 FIXTURES_REQUIRED wine)
 endforeach()
+
+# The end-to-end tests (tests/e2e/CMakeLists.txt), their runner built for Windows too.
+add_subdirectory(e2e)
