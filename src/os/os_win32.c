@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/env.h"
 #include "os/childfn.h"
+#include "os/win32.h"
 
 #include <fcntl.h>
 #include <io.h>
@@ -719,7 +720,7 @@ static void drain(struct stream *s, size_t max)
 }
 
 /* An exception code as the POSIX signal a reader of the result expects. */
-static bool exception_signal(DWORD code, int *sig)
+bool gd_win_exception_signal(unsigned long code, int *sig)
 {
     switch (code) {
     case 0xC0000005: /* STATUS_ACCESS_VIOLATION */
@@ -762,7 +763,7 @@ static void reap(struct running *r)
     if (r->res->end == GD_CHILD_TIMED_OUT)
         return;
     int sig = 0;
-    if (got && exception_signal(code, &sig)) {
+    if (got && gd_win_exception_signal(code, &sig)) {
         r->res->end = GD_CHILD_SIGNALED;
         r->res->code = sig;
     } else {
@@ -816,29 +817,41 @@ static bool quote_arg(wchar_t *buf, size_t cap, size_t *at, const wchar_t *arg)
 /* The command line (32767 units at most, Windows' own limit) and the environment block of a
  * program job, in new memory; `*env` stays NULL, this process's environment inherited, for a
  * function child (`inherit`), as a fork inherits it. */
+enum gd_status gd_win_command_line(const char *const *argv, wchar_t **cmd)
+{
+    enum gd_status st = GD_OK;
+    wchar_t *line = gd_calloc(WPATH_MAX, sizeof *line);
+    *cmd = NULL;
+    if (!line)
+        return GD_ENOMEM;
+    size_t at = 0;
+    for (size_t i = 0; argv[i] && st == GD_OK; i++) {
+        wchar_t *w = widen(argv[i], &st);
+        if (!w)
+            break;
+        bool ok = (i == 0 || at + 1 < WPATH_MAX) && quote_arg(line, WPATH_MAX, &at, w);
+        gd_free(w);
+        if (!ok)
+            st = GD_ELIMIT;
+        else if (argv[i + 1])
+            line[at++] = L' ';
+    }
+    if (st != GD_OK) {
+        gd_free(line);
+        return st;
+    }
+    line[at] = 0;
+    *cmd = line;
+    return GD_OK;
+}
+
 static enum gd_status build_command(const struct gd_child_job *job, bool inherit, wchar_t **cmd,
                                     wchar_t **env)
 {
-    enum gd_status st = GD_OK;
-    *cmd = gd_calloc(WPATH_MAX, sizeof **cmd);
     *env = NULL;
-    if (!*cmd)
-        return GD_ENOMEM;
-    size_t at = 0;
-    for (size_t i = 0; job->argv[i]; i++) {
-        wchar_t *w = widen(job->argv[i], &st);
-        if (!w)
-            return st;
-        bool ok = (i == 0 || at + 1 < WPATH_MAX) && quote_arg(*cmd, WPATH_MAX, &at, w);
-        gd_free(w);
-        if (!ok)
-            return GD_ELIMIT;
-        if (job->argv[i + 1])
-            (*cmd)[at++] = L' ';
-    }
-    (*cmd)[at] = 0;
-    if (inherit)
-        return GD_OK;
+    enum gd_status st = gd_win_command_line(job->argv, cmd);
+    if (st != GD_OK || inherit)
+        return st;
     /* NAME=VALUE\0...\0\0 in UTF-16 (CREATE_UNICODE_ENVIRONMENT). */
     size_t units = 2;
     for (size_t i = 0; job->envp && job->envp[i]; i++) {

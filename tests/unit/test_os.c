@@ -6,6 +6,7 @@
 #include "core/env.h"
 #include "os/childfn.h"
 #include "os/os.h"
+#include "os/run.h"
 
 #include <setjmp.h>
 #include <signal.h>
@@ -42,6 +43,12 @@ static int child_role(int argc, char **argv)
     if (strcmp(role, "--hang") == 0) {
         for (;;)
             ;
+    }
+    if (strcmp(role, "--tee") == 0) {
+        printf("to stdout\n");
+        fflush(stdout);
+        fprintf(stderr, "to stderr\n");
+        return 3;
     }
     if (strcmp(role, "--trap") == 0)
         __builtin_trap(); /* SIGILL on Linux, STATUS_ILLEGAL_INSTRUCTION on Windows */
@@ -245,6 +252,50 @@ static void test_program_crash(void **state)
     gd_child_result_free(&r);
 }
 
+/* ---- a command run with its output passed through (explain --run) -------------------------- */
+
+struct seen {
+    char text[2][256];
+    size_t len[2];
+};
+
+static void on_output(void *ctx, unsigned channel, const char *data, size_t len)
+{
+    struct seen *s = ctx;
+    assert_true(channel < 2);
+    /* Windows' text streams end lines with CR LF: kept without the CR. */
+    for (size_t i = 0; i < len; i++)
+        if (data[i] != '\r' && s->len[channel] + 1 < sizeof s->text[channel])
+            s->text[channel][s->len[channel]++] = data[i];
+}
+
+/* Its output reaches the callback (and this test's own streams), its status comes back, a
+ * crash is a signal, a missing program is GD_ENOENT: the same on POSIX and Windows. */
+static void test_run_tee(void **state)
+{
+    (void)state;
+    char *tee[] = { (char *)self, "--tee", NULL };
+    struct seen seen;
+    memset(&seen, 0, sizeof seen);
+    struct gd_os_run_end end;
+    assert_int_equal(gd_os_run_tee(tee, on_output, &seen, &end), GD_OK);
+    assert_false(end.signaled);
+    assert_int_equal(end.code, 3);
+    assert_false(end.output_lost);
+    assert_string_equal(seen.text[0], "to stdout\n");
+    assert_string_equal(seen.text[1], "to stderr\n");
+
+    char *trap[] = { (char *)self, "--trap", NULL };
+    assert_int_equal(gd_os_run_tee(trap, NULL, NULL, &end), GD_OK);
+    assert_true(end.signaled);
+    assert_int_equal(end.code, SIGILL);
+
+    char *missing[] = { GD_SOURCE_DIR "/no-such-program", NULL };
+    assert_int_equal(gd_os_run_tee(missing, NULL, NULL, &end), GD_ENOENT);
+    char *none[] = { NULL };
+    assert_int_equal(gd_os_run_tee(none, NULL, NULL, &end), GD_EINVAL);
+}
+
 /* ---- function children ------------------------------------------------------------------- */
 
 /* A function child's argument with every kind of value its text form must carry. */
@@ -384,6 +435,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_program_env_and_exit),
         cmocka_unit_test(test_program_deadline),
         cmocka_unit_test(test_program_crash),
+        cmocka_unit_test(test_run_tee),
         cmocka_unit_test(test_function_child),
         cmocka_unit_test(test_function_entry),
     };
