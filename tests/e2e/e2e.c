@@ -1979,7 +1979,8 @@ static int run_fake(const struct ctx *x)
 /* ---- the command line ---------------------------------------------------------------------- */
 
 /* In args: @ROOT@ a healthy fixture root, @ROOTS@ the fixture directory, @OUT@ a file of the
- * work directory, @WORK@ the work directory, @SRC@ the source tree. */
+ * work directory, @WORK@ the work directory, @SRC@ the source tree, @E2E@ this runner (which
+ * `say TEXT STATUS` makes a command that prints TEXT and exits with STATUS). */
 struct cli_test {
     const char *name;
     const char *args[12];
@@ -2256,11 +2257,23 @@ static const struct cli_test cli_tests[] = {
       .status = 2,
       .err_has = { "gpudoctor plan: 'caffe' is not a framework plan knows (tensorflow, torch, "
                    "jax)" } },
+    /* gpudoctor explain --run: the command's output passed through, its status kept, its log
+     * explained. The command is this runner (`gd_e2e say TEXT STATUS`), a program on every
+     * platform; tests/e2e/explain_e2e.c has the POSIX build's cases around sh. */
+    { .name = "explain-run",
+      .args = { "explain", "--no-probe", "--color", "never", "--run", "--", "@E2E@", "say",
+                "RuntimeError: CUDA error: invalid device ordinal", "3" },
+      .status = 3,
+      .out_has = { "RuntimeError: CUDA error: invalid device ordinal\n" },
+      .err_has = { "exited with status 3", "[invalid-device-ordinal]" } },
     { .name = "plan-help",
       .args = { "plan", "-h" },
       .status = 0,
       .out_has = { "Usage: gpudoctor plan FRAMEWORK [OPTIONS]", "--cc X.Y" } },
 };
+
+/* This runner's own path (@E2E@): a program to run on every platform. */
+static const char *runner;
 
 static char *expand(const char *arg, const struct ctx *x)
 {
@@ -2272,7 +2285,9 @@ static char *expand(const char *arg, const struct ctx *x)
     char *b = replace_all(a, "@ROOT@", root);
     char *c = replace_all(b, "@OUT@", out);
     char *d = replace_all(c, "@WORK@", x->work);
-    char *e = replace_all(d, "@SRC@", x->src);
+    char *f = replace_all(d, "@SRC@", x->src);
+    char *e = replace_all(f, "@E2E@", runner);
+    free(f);
     free(roots);
     free(root);
     free(out);
@@ -2347,6 +2362,18 @@ static int run_cli(const struct ctx *x)
 
 int main(int argc, char **argv)
 {
+    /* The command of the explain-run test: TEXT on standard output, then STATUS. */
+    if (argc == 4 && strcmp(argv[1], "say") == 0) {
+        printf("%s\n", argv[2]);
+        return atoi(argv[3]);
+    }
+#ifdef _WIN32
+    static char self[MAX_PATH + 1];
+    DWORD n = GetModuleFileNameA(NULL, self, sizeof self);
+    runner = n > 0 && n < sizeof self ? self : argv[0];
+#else
+    runner = argv[0];
+#endif
     if (argc != 7) {
         fprintf(stderr,
                 "usage: gd_e2e case|live|cli|fake|cmd NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");
