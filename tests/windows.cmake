@@ -40,5 +40,24 @@ foreach(src IN LISTS GD_UNIT_TESTS)
   set_tests_properties(unit.${module} PROPERTIES SKIP_RETURN_CODE 77 FIXTURES_REQUIRED wine)
 endforeach()
 
+# The fake CUDA libraries of test_children's version calls, as DLLs (tests/unit/win_fakes.c):
+# built here, since wine has no compiler to build them at test time. gone.dll, which cudart_dep
+# needs, is kept apart, so that loading cudart_dep fails as a missing dependency does.
+set(GD_WIN_FAKES cudart cudart_err cudnn cudnn_crash cudnn_hang cudnn_nosym cudnn_exit cudnn_abort
+                 nccl cublas cudnn_junk)
+foreach(fake IN LISTS GD_WIN_FAKES ITEMS gone cudart_dep)
+  add_library(winfake_${fake} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/unit/win_fakes.c)
+  string(TOUPPER ${fake} upper)
+  target_compile_definitions(winfake_${fake} PRIVATE FAKE_${upper})
+  set(dir ${CMAKE_BINARY_DIR}/tests/winfakes)
+  if(fake STREQUAL "gone")
+    set(dir ${CMAKE_BINARY_DIR}/tests/winfakes-apart)
+  endif()
+  set_target_properties(winfake_${fake} PROPERTIES OUTPUT_NAME ${fake} PREFIX ""
+                        RUNTIME_OUTPUT_DIRECTORY ${dir})
+  add_dependencies(test_children winfake_${fake})
+endforeach()
+target_link_libraries(winfake_cudart_dep PRIVATE winfake_gone)
+
 # The end-to-end tests (tests/e2e/CMakeLists.txt), their runner built for Windows too.
 add_subdirectory(e2e)

@@ -699,8 +699,12 @@ static void test_watched(void **state)
 
 /* ---- version calls on fake libraries ------------------------------------------------------- */
 
-#ifndef _WIN32
+/* The fake libraries' directory, and their file name extension. */
 static char *fakes;
+#ifdef _WIN32
+#define LIB_EXT ".dll"
+#else
+#define LIB_EXT ".so"
 
 static bool compile(const char *name, const char *source)
 {
@@ -712,13 +716,15 @@ static bool compile(const char *name, const char *source)
     return system(cmd) == 0;
 }
 
+#endif
+
 static struct gd_version_call call(const char *lib, const char *symbol, enum gd_call_kind kind,
                                    const char *encoding)
 {
     static char paths[16][PATH_MAX];
     static size_t next;
     char *p = paths[next++ % 16];
-    snprintf(p, PATH_MAX, "%s/%s.so", fakes, lib);
+    snprintf(p, PATH_MAX, "%s/%s" LIB_EXT, fakes, lib);
     struct gd_version_call c;
     memset(&c, 0, sizeof c);
     c.path = p;
@@ -730,15 +736,75 @@ static struct gd_version_call call(const char *lib, const char *symbol, enum gd_
     return c;
 }
 
-#endif
-
+#ifdef _WIN32
+/* The Windows build's fakes are DLLs built with it (tests/unit/win_fakes.c): loaded in function
+ * children that are this program started again. What differs from POSIX is the loader's
+ * message; a crash, a hang, an exit and an abort in the library read the same. */
 static void test_version_calls(void **state)
 {
     (void)state;
-#ifdef _WIN32
-    print_message("the fake libraries are compiled by cc at test time: the POSIX build's case\n");
-    skip();
+    fakes = strdup(GD_BINARY_DIR "/tests/winfakes");
+    struct gd_version_call calls[] = {
+        call("cudart", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
+        call("cudart_err", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
+        call("cudnn", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_crash", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_hang", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_nosym", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_exit", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_abort", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("nccl", "ncclGetVersion", GD_CALL_INT_OUT, "nccl_int"),
+        call("cublas", "cublasGetProperty", GD_CALL_PROPERTY, NULL),
+        call("missing", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudnn_junk", "cudnnGetVersion", GD_CALL_SIZE_T_RETURN, "cudnn_int"),
+        call("cudart_dep", "cudaRuntimeGetVersion", GD_CALL_INT_OUT, "cuda_int"),
+    };
+    size_t n = sizeof calls / sizeof *calls;
+    double t0 = now_s();
+    /* A longer deadline than POSIX's 1.5 s: each child is a process started from its file. */
+    assert_int_equal(gd_version_calls_run(calls, n, 5000), GD_OK);
+    double took = now_s() - t0;
+    if (took > 15.0)
+        fail_msg("%lu calls with a 5 s deadline took %.2f s", (unsigned long)n, took);
+    struct {
+        bool ok;
+        const char *version, *detail;
+    } want[] = {
+        { true, "12.4", "cudaRuntimeGetVersion returned 12040" },
+        { false, NULL, "cudaRuntimeGetVersion returned error 35" },
+        { true, "9.1.0", "cudnnGetVersion returned 90100" },
+        { false, NULL, "crashed with SIGSEGV during call" },
+        { false, NULL, "call of cudnnGetVersion did not finish in time (killed)" },
+        { false, NULL, "the library has no cudnnGetVersion" },
+        { false, NULL, "exited with status 3 during call" },
+        { false, NULL, "crashed with SIGABRT during call" },
+        { true, "2.20.5", "ncclGetVersion returned 22005" },
+        { true, "12.4.5", "cublasGetProperty returned 12.4.5" },
+        { false, NULL, "dlopen failed: LoadLibrary " },
+        { false, NULL, "cudnnGetVersion returned 0, not a version" },
+        { false, NULL, "dlopen failed: LoadLibrary " },
+    };
+    for (size_t i = 0; i < n; i++) {
+        const struct gd_version_call *c = &calls[i];
+        if (c->ok != want[i].ok || strncmp(c->detail, want[i].detail, strlen(want[i].detail)))
+            fail_msg("%s: ok=%d \"%s\", want ok=%d \"%s\"", c->path, c->ok, c->detail, want[i].ok,
+                     want[i].detail);
+        if (want[i].version) {
+            char v[GD_VERSION_TEXT_MAX];
+            gd_version_format(&c->version, v, sizeof v);
+            assert_string_equal(v, want[i].version);
+        }
+    }
+    assert_non_null(strstr(calls[10].detail, "missing.dll"));
+    /* A dependency not found: ERROR_MOD_NOT_FOUND, as for the missing library itself. */
+    assert_non_null(strstr(calls[12].detail, "cudart_dep.dll"));
+    assert_non_null(strstr(calls[12].detail, "(error 126)"));
+    free(fakes);
+}
 #else
+static void test_version_calls(void **state)
+{
+    (void)state;
     if (system("command -v cc >/dev/null 2>&1") != 0) {
         print_message("no C compiler: the fake libraries cannot be built\n");
         skip();
@@ -835,8 +901,8 @@ static void test_version_calls(void **state)
     assert_int_equal(gd_version_calls_run(NULL, 0, 10), GD_OK);
     tu_rmtree(fakes);
     free(fakes);
-#endif
 }
+#endif
 
 /* The probes' child functions: named once each, and each argument the same after its trip
  * through text (what a Windows child gets), a malformed one refused. */
