@@ -52,7 +52,9 @@ const char *gd_child_args_at(const struct gd_child_args *a, size_t i)
 bool gd_child_args_get_int(const struct gd_child_args *a, size_t i, long long *v)
 {
     const char *s = gd_child_args_at(a, i);
-    if (!s || !*s)
+    /* An optional sign and digits, nothing else (strtoll would skip blanks). */
+    size_t digits = s ? strspn(s + (s[0] == '-' || s[0] == '+'), "0123456789") : 0;
+    if (!digits || s[(s[0] == '-' || s[0] == '+') + digits] != '\0')
         return false;
     char *end = NULL;
     errno = 0;
