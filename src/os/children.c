@@ -161,8 +161,10 @@ void gd_os_child_serve(int argc, char **argv, const struct gd_child_def *const *
         arg = gd_calloc(1, def->arg_size ? def->arg_size : 1);
         if (!arg)
             refuse("out of memory", "");
-        if (!def->unpack(&a, arg))
+        if (!def->unpack(&a, arg)) {
+            gd_free(arg);
             refuse("the values do not make an argument of ", def->name);
+        }
     }
     gd_os_child_enter(def, arg);
 }
