@@ -65,8 +65,8 @@ windows:
 	cmake --build $(WIN_BUILD) -j $(JOBS) --target gpudoctor
 	@echo "gpudoctor: built $(WIN_BUILD)/gpudoctor.exe"
 
-# The mingw build's unit tests and fuzz-corpus replays, run under wine from CTest (skipped
-# without wine); the build of `make windows` with GD_TESTS on.
+# The mingw build's unit and end-to-end tests and fuzz-corpus replays, run under wine from
+# CTest (skipped without wine); the build of `make windows` with GD_TESTS on.
 test-windows:
 	@scripts/deps.sh $(WIN_TEST_DEPS)
 	scripts/windows-deps.sh $(WIN_BUILD)/deps/prefix

@@ -1,5 +1,7 @@
 /* gpudoctor: a thin dispatcher over libgpudoctor; one file per command. */
 #include "cli/cli.h"
+#include "os/os.h"
+#include "probe/childfns.h"
 
 #include <gpudoctor/gpudoctor.h>
 #include <string.h>
@@ -36,6 +38,9 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
+    /* Where there is no fork (Windows) a vendor call's child is gpudoctor started again with
+     * the function named on its command line: run it and exit, before any command. */
+    gd_os_child_serve(argc, argv, gd_probe_child_defs, gd_probe_child_def_count);
     if (argc > 1 && (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
                      strcmp(argv[1], "-h") == 0)) {
         help();

@@ -243,8 +243,15 @@ enum gd_status gd_kb_open(const char *override_dir, struct gd_kb **out)
         const char *name;
         while (st == GD_OK) {
             enum gd_status r = gd_os_readdir(d, &name);
-            if (r != GD_OK)
+            if (r != GD_OK) {
+                /* The end of the listing, or a listing cut short: said, never taken for the
+                 * end (out of memory fails the whole open). */
+                if (r == GD_ENOMEM)
+                    st = r;
+                else if (r != GD_ENOENT)
+                    add_problem(kb, "%s: listing stopped: %s", override_dir, gd_status_str(r));
                 break;
+            }
             st = load_override(kb, override_dir, name);
         }
         gd_os_closedir(d);

@@ -88,6 +88,9 @@ enum gd_status gd_os_environ(struct gd_env *env);
 bool gd_os_isatty(int fd);
 /* Monotonic clock in nanoseconds, for timing. */
 unsigned long long gd_os_monotonic_ns(void);
+/* Whether `path` is absolute by this platform's rules: "/x" on POSIX; on Windows also "C:/x",
+ * "C:\\x" and "//server/share" (a live root hands such a path to the system as it is). */
+bool gd_os_path_is_absolute(const char *path);
 /* This process's current directory (new memory). */
 enum gd_status gd_os_getcwd(char **out);
 /* The canonical absolute host path of an existing directory (new memory). */
@@ -98,10 +101,60 @@ enum gd_status gd_os_realpath(const char *path, char **out);
  * ends the child, never gpudoctor. The child reports through a pipe with gd_child_send(); the
  * parent gets everything sent and how the child ended. A child may also be another program (a
  * Python interpreter asked to import a framework): its standard output and error are collected
- * instead. */
+ * instead.
+ *
+ * A function runs in a fork of this process on POSIX. Windows has no fork: there the child is
+ * this program (the running module) started again with the function's name and its argument as
+ * text on its command line ("--gd-child NAME VALUE..."), which gd_os_child_serve, called first
+ * in main(), recognises: it rebuilds the argument and runs the function there, with its report
+ * on the pipe as on POSIX. So a function a child runs is described once, with its name and how
+ * its argument becomes text and back (struct gd_child_def), and a program that runs function
+ * children lists them for gd_os_child_serve. */
 
 struct gd_child_out;
 typedef void (*gd_child_fn)(void *arg, struct gd_child_out *out);
+
+/* A function child's argument as text: up to GD_CHILD_ARGS_MAX values, each a string or none.
+ * Strings added are borrowed (they must outlive the run); numbers are written into `num`. */
+#define GD_CHILD_ARGS_MAX 8
+struct gd_child_args {
+    size_t n;
+    const char *v[GD_CHILD_ARGS_MAX]; /* NULL: no value */
+    char num[GD_CHILD_ARGS_MAX][24];
+};
+/* Add a string (NULL: none) or a number. More than GD_CHILD_ARGS_MAX values is a bug of the
+ * packing function (asserted). */
+void gd_child_args_str(struct gd_child_args *a, const char *s);
+void gd_child_args_int(struct gd_child_args *a, long long v);
+/* Value `i` (NULL when none or past the end); as a whole decimal number (false when it is not
+ * one or not there). */
+const char *gd_child_args_at(const struct gd_child_args *a, size_t i);
+bool gd_child_args_get_int(const struct gd_child_args *a, size_t i, long long *v);
+
+/* A function a child can run. `pack` writes `arg` as values (NULL: the function takes no
+ * argument, and gets NULL); `unpack` rebuilds it from them into `arg_size` zeroed bytes, its
+ * pointers into the values' strings (they live as long as the child), false when the values do
+ * not make one. */
+struct gd_child_def {
+    const char *name; /* unique among a program's functions, no spaces: "live.cuda" */
+    gd_child_fn fn;
+    void (*pack)(const void *arg, struct gd_child_args *out);
+    bool (*unpack)(const struct gd_child_args *in, void *arg);
+    size_t arg_size;
+};
+
+/* The first word of a function child's command line (after the program). */
+#define GD_CHILD_FLAG "--gd-child"
+
+/* Call first in main() of a program that runs function children, with the functions it may run
+ * (`defs`, borrowed for the life of the process). When this process is such a child
+ * (argv[1] is GD_CHILD_FLAG), it runs the named function with its argument and exits: 0 when the
+ * function returned, whatever the function decided, the exit status or exception of a crash;
+ * 125 (with the reason on standard error) when the command line names no function of `defs` or
+ * its values make no argument. Otherwise it returns, and children of `defs` may be started (on
+ * Windows nothing else can be: a function no program serves is GD_EUNSUPPORTED there). On POSIX
+ * the parent forks instead, but the entry point works all the same, and is tested there. */
+void gd_os_child_serve(int argc, char **argv, const struct gd_child_def *const *defs, size_t n);
 
 /* In the child: send "KEY VALUE\n" to the parent (VALUE printf-formatted; newlines in it are
  * replaced by spaces). */
@@ -123,7 +176,9 @@ struct gd_child_result {
     char *output;
     size_t len;
     bool truncated; /* there was more than max_output */
-    /* A program's standard error, likewise (empty for a function, whose stderr is /dev/null). */
+    /* A program's standard error, likewise (empty for a function, whose stderr is /dev/null;
+     * on Windows, where the child is this program again, what it said when it could not start
+     * the function). */
     char *errors;
     size_t errors_len;
     bool errors_truncated;
@@ -134,8 +189,9 @@ struct gd_child_result {
 /* A program killed at its deadline gets SIGTERM first, and SIGKILL this long after. */
 #define GD_CHILD_TERM_GRACE_MS 500
 
-/* What a child runs: fn(arg) in a forked copy of this process (its standard output and error go
- * to /dev/null), or, when `argv` is set, the program argv[0] (a path, not searched on PATH) with
+/* What a child runs: def->fn(arg) in a forked copy of this process (its standard output and
+ * error go to /dev/null; on Windows in this program started again, see above), or, when `argv`
+ * is set, the program argv[0] (a path, not searched on PATH) with
  * the arguments argv (NULL-terminated) and exactly the environment `envp` (NULL-terminated
  * "NAME=VALUE" strings). A program starts with standard input on /dev/null, every signal at its
  * default disposition and none blocked, in its own process group; its standard output and error
@@ -144,18 +200,19 @@ struct gd_child_result {
  * it is still there GD_CHILD_TERM_GRACE_MS later, SIGKILL; a function's gets SIGKILL at once
  * (a forked copy would run this process's own SIGTERM handler). */
 struct gd_child_job {
-    gd_child_fn fn;
+    const struct gd_child_def *def;
     void *arg;
     const char *const *argv;
     const char *const *envp;
 };
 
-/* Run fn(arg) in a new process and wait at most `timeout_ms`. GD_OK whenever the child ran,
- * however it ended; GD_ECHILD when it could not be started. An exit status of -1 means the
- * status could not be read (the caller ignores SIGCHLD). Free the result with
- * gd_child_result_free. */
-enum gd_status gd_os_child_run(gd_child_fn fn, void *arg, unsigned timeout_ms, size_t max_output,
-                               struct gd_child_result *result);
+/* Run def->fn(arg) in a new process and wait at most `timeout_ms`. GD_OK whenever the child
+ * ran, however it ended; GD_ECHILD when it could not be started; GD_EUNSUPPORTED on Windows for
+ * a function this program does not serve (gd_os_child_serve), with the reason in exec_error. An
+ * exit status of -1 means the status could not be read (the caller ignores SIGCHLD). Free the
+ * result with gd_child_result_free. */
+enum gd_status gd_os_child_run(const struct gd_child_def *def, void *arg, unsigned timeout_ms,
+                               size_t max_output, struct gd_child_result *result);
 
 /* Start several children at once and wait for all (each with its own deadline), so that slow
  * ones overlap. `results` has `n` entries. GD_ECHILD when one could not be started (no process

@@ -4,6 +4,7 @@
 
 #include "core/alloc.h"
 #include "core/env.h"
+#include "os/childfn.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -354,6 +355,11 @@ enum gd_status gd_os_realpath(const char *path, char **out)
     return *out ? GD_OK : GD_ENOMEM;
 }
 
+bool gd_os_path_is_absolute(const char *path)
+{
+    return path[0] == '/';
+}
+
 enum gd_status gd_os_getcwd(char **out)
 {
     *out = NULL;
@@ -419,7 +425,7 @@ struct running {
     unsigned long long start;
 };
 
-static void child_main(gd_child_fn fn, void *arg, int fd)
+static _Noreturn void child_main(gd_child_fn fn, void *arg, int fd)
 {
     /* Its own process group, so a child that forks again is killed as a whole. */
     setpgid(0, 0);
@@ -439,6 +445,23 @@ static void child_main(gd_child_fn fn, void *arg, int fd)
     fn(arg, &out);
     /* _exit: no atexit handlers, no flushing of buffers inherited from the parent. */
     _exit(0);
+}
+
+char **gd_os_child_cmdline(int argc, char **argv, int *count)
+{
+    *count = argc;
+    return argv;
+}
+
+/* Started again as this program (the parent here forks, but the entry point is the same on every
+ * platform): the report goes to the standard output the parent gave, kept above 2 before
+ * child_main puts /dev/null there. */
+void gd_os_child_enter(const struct gd_child_def *def, void *arg)
+{
+    int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        _exit(125);
+    child_main(def->fn, arg, fd);
 }
 
 /* In the forked child of a program, up to exec: only async-signal-safe calls (the parent may
@@ -653,7 +676,7 @@ static enum gd_status start_function(const struct gd_child_job *job, struct runn
     }
     if (pid == 0) {
         close(p[0]);
-        child_main(job->fn, job->arg, p[1]);
+        child_main(job->def->fn, job->arg, p[1]);
     }
     setpgid(pid, pid); /* also from the parent: no race with the child's own call */
     close(p[1]);

@@ -6,8 +6,10 @@
  * '/' (src/sysroot) works unchanged.
  *
  * What Windows cannot do as POSIX does, and how it is answered:
- *  - a child running a function of this process (fork): Windows has no fork, so such a job is
- *    GD_EUNSUPPORTED with the reason in the result's exec_error; programs run as on POSIX;
+ *  - a child running a function of this process (fork): Windows has no fork, so the child is
+ *    this program (GetModuleFileNameW) started again with the function named on its command
+ *    line (os.h, gd_os_child_serve), run as a program child is: a job object, the deadline, the
+ *    exception codes read as signals; its report comes on the pipe of its standard output;
  *  - the grace period of a program at its deadline: a console program without a console of its
  *    own gets no polite signal, so its job object is terminated at once;
  *  - a program that crashes ends with an exception code (0xC0000005 ...), mapped to the signal a
@@ -17,7 +19,10 @@
 
 #include "core/alloc.h"
 #include "core/env.h"
+#include "os/childfn.h"
+#include "os/win32.h"
 
+#include <fcntl.h>
 #include <io.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <shellapi.h>
 #include <winioctl.h>
 
 #include "os/signals.h"
@@ -311,8 +317,11 @@ void gd_os_close(struct gd_os_file *f)
 struct gd_os_dir {
     HANDLE find;
     WIN32_FIND_DATAW data;
-    bool have;  /* `data` holds an entry not yet returned */
-    char *name; /* the last name returned */
+    bool have; /* `data` holds an entry not yet returned */
+    /* The last name returned, in UTF-8: a name is at most MAX_PATH UTF-16 units, 3 bytes each
+     * at most (a surrogate pair: 4 bytes for 2 units). Kept here, not allocated, so that
+     * readdir cannot fail for want of memory, as on POSIX, where callers rely on it. */
+    char name[MAX_PATH * 3 + 1];
 };
 
 enum gd_status gd_os_opendir(const char *path, struct gd_os_dir **out)
@@ -369,10 +378,9 @@ enum gd_status gd_os_readdir(struct gd_os_dir *d, const char **name)
         const wchar_t *n = d->data.cFileName;
         if ((n[0] == L'.' && n[1] == 0) || (n[0] == L'.' && n[1] == L'.' && n[2] == 0))
             continue;
-        gd_free(d->name);
-        d->name = narrow(n, -1);
-        if (!d->name)
-            return GD_ENOMEM;
+        int len = WideCharToMultiByte(CP_UTF8, 0, n, -1, d->name, (int)sizeof d->name, NULL, NULL);
+        if (len <= 0)
+            return GD_EIO; /* cannot happen: the buffer holds the longest name */
         *name = d->name;
         return GD_OK;
     }
@@ -392,7 +400,6 @@ void gd_os_closedir(struct gd_os_dir *d)
     if (!d)
         return;
     FindClose(d->find);
-    gd_free(d->name);
     gd_free(d);
 }
 
@@ -542,6 +549,14 @@ enum gd_status gd_os_realpath(const char *path, char **out)
     return *out ? GD_OK : GD_ENOMEM;
 }
 
+bool gd_os_path_is_absolute(const char *path)
+{
+    bool sep0 = path[0] == '/' || path[0] == '\\';
+    bool drive = ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) &&
+                 path[1] == ':' && (path[2] == '/' || path[2] == '\\');
+    return sep0 || drive;
+}
+
 enum gd_status gd_os_getcwd(char **out)
 {
     *out = NULL;
@@ -586,6 +601,59 @@ void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, .
     for (size_t done = 0; done < len; done += w)
         if (!WriteFile(out->h, line + done, (DWORD)(len - done), &w, NULL) || w == 0)
             return;
+}
+
+char **gd_os_child_cmdline(int argc, char **argv, int *count)
+{
+    (void)argc;
+    (void)argv;
+    int n = 0;
+    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+    if (!w || n <= 0)
+        return NULL;
+    char **out = gd_calloc((size_t)n + 1, sizeof *out);
+    for (int i = 0; out && i < n; i++)
+        if (!(out[i] = narrow(w[i], -1)))
+            out = NULL; /* the process exits: nothing to give back */
+    LocalFree(w);
+    *count = n;
+    return out;
+}
+
+/* msvcrt's abort() exits with status 3, which reads as an exit: the UCRT's (what vendor DLLs
+ * built with Visual C++ call) ends the process with __fastfail, STATUS_STACK_BUFFER_OVERRUN, read
+ * as SIGABRT. A function child's own abort ends the same way. */
+static void abort_as_ucrt(int sig)
+{
+    (void)sig;
+    TerminateProcess(GetCurrentProcess(), 0xC0000409);
+}
+
+void gd_os_child_enter(const struct gd_child_def *def, void *arg)
+{
+    /* The report goes to the pipe on standard output, kept on a handle of its own (not
+     * inherited: a grandchild must not hold the pipe open) before the null device takes the
+     * standard streams, so that what a vendor library prints cannot mix into the report. */
+    HANDLE self = GetCurrentProcess(), report = NULL;
+    if (!DuplicateHandle(self, GetStdHandle(STD_OUTPUT_HANDLE), self, &report, 0, FALSE,
+                         DUPLICATE_SAME_ACCESS))
+        _exit(125);
+    int null = _open("NUL", _O_RDWR | _O_BINARY);
+    if (null >= 0) {
+        _dup2(null, 0);
+        _dup2(null, 1);
+        _dup2(null, 2);
+        SetStdHandle(STD_INPUT_HANDLE, (HANDLE)_get_osfhandle(0));
+        SetStdHandle(STD_OUTPUT_HANDLE, (HANDLE)_get_osfhandle(1));
+        SetStdHandle(STD_ERROR_HANDLE, (HANDLE)_get_osfhandle(2));
+    }
+    /* A crash must end the process, not wait on an error dialog until the deadline. */
+    SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+    signal(SIGABRT, abort_as_ucrt);
+    struct gd_child_out out = { report };
+    def->fn(arg, &out);
+    /* _exit: no atexit handlers, as a fork's child ends. */
+    _exit(0);
 }
 
 /* One pipe the parent reads: a program's standard output or error. */
@@ -669,7 +737,7 @@ static void drain(struct stream *s, size_t max)
 }
 
 /* An exception code as the POSIX signal a reader of the result expects. */
-static bool exception_signal(DWORD code, int *sig)
+bool gd_win_exception_signal(unsigned long code, int *sig)
 {
     switch (code) {
     case 0xC0000005: /* STATUS_ACCESS_VIOLATION */
@@ -712,7 +780,7 @@ static void reap(struct running *r)
     if (r->res->end == GD_CHILD_TIMED_OUT)
         return;
     int sig = 0;
-    if (got && exception_signal(code, &sig)) {
+    if (got && gd_win_exception_signal(code, &sig)) {
         r->res->end = GD_CHILD_SIGNALED;
         r->res->code = sig;
     } else {
@@ -764,27 +832,43 @@ static bool quote_arg(wchar_t *buf, size_t cap, size_t *at, const wchar_t *arg)
 }
 
 /* The command line (32767 units at most, Windows' own limit) and the environment block of a
- * program job, in new memory. */
-static enum gd_status build_command(const struct gd_child_job *job, wchar_t **cmd, wchar_t **env)
+ * program job, in new memory; `*env` stays NULL, this process's environment inherited, for a
+ * function child (`inherit`), as a fork inherits it. */
+enum gd_status gd_win_command_line(const char *const *argv, wchar_t **cmd)
 {
     enum gd_status st = GD_OK;
-    *cmd = gd_calloc(WPATH_MAX, sizeof **cmd);
-    *env = NULL;
-    if (!*cmd)
+    wchar_t *line = gd_calloc(WPATH_MAX, sizeof *line);
+    *cmd = NULL;
+    if (!line)
         return GD_ENOMEM;
     size_t at = 0;
-    for (size_t i = 0; job->argv[i]; i++) {
-        wchar_t *w = widen(job->argv[i], &st);
+    for (size_t i = 0; argv[i] && st == GD_OK; i++) {
+        wchar_t *w = widen(argv[i], &st);
         if (!w)
-            return st;
-        bool ok = (i == 0 || at + 1 < WPATH_MAX) && quote_arg(*cmd, WPATH_MAX, &at, w);
+            break;
+        bool ok = (i == 0 || at + 1 < WPATH_MAX) && quote_arg(line, WPATH_MAX, &at, w);
         gd_free(w);
         if (!ok)
-            return GD_ELIMIT;
-        if (job->argv[i + 1])
-            (*cmd)[at++] = L' ';
+            st = GD_ELIMIT;
+        else if (argv[i + 1])
+            line[at++] = L' ';
     }
-    (*cmd)[at] = 0;
+    if (st != GD_OK) {
+        gd_free(line);
+        return st;
+    }
+    line[at] = 0;
+    *cmd = line;
+    return GD_OK;
+}
+
+static enum gd_status build_command(const struct gd_child_job *job, bool inherit, wchar_t **cmd,
+                                    wchar_t **env)
+{
+    *env = NULL;
+    enum gd_status st = gd_win_command_line(job->argv, cmd);
+    if (st != GD_OK || inherit)
+        return st;
     /* NAME=VALUE\0...\0\0 in UTF-16 (CREATE_UNICODE_ENVIRONMENT). */
     size_t units = 2;
     for (size_t i = 0; job->envp && job->envp[i]; i++) {
@@ -804,6 +888,8 @@ static enum gd_status build_command(const struct gd_child_job *job, wchar_t **cm
     return GD_OK;
 }
 
+/* Windows' text for error `e`. Some name the file as an insert ("%1 is not a valid Win32
+ * application"): it is left out, the caller names the file itself. */
 static void system_message(DWORD e, char *buf, size_t size)
 {
     char tmp[256];
@@ -811,6 +897,23 @@ static void system_message(DWORD e, char *buf, size_t size)
                              tmp, sizeof tmp, NULL);
     while (n > 0 && (tmp[n - 1] == '\n' || tmp[n - 1] == '\r' || tmp[n - 1] == '.'))
         n--;
+    tmp[n] = '\0';
+    char *insert = strstr(tmp, "%1");
+    if (insert) {
+        /* " for %1", "%1 is": the insert and the space on one side. */
+        size_t at = (size_t)(insert - tmp), cut = 2;
+        if (insert[2] == ' ') {
+            cut++;
+        } else if (at >= 5 && strncmp(insert - 5, " for ", 5) == 0) {
+            at -= 5;
+            cut += 5;
+        } else if (at > 0 && insert[-1] == ' ') {
+            at--;
+            cut++;
+        }
+        memmove(tmp + at, tmp + at + cut, strlen(tmp + at + cut) + 1);
+        n = (DWORD)strlen(tmp);
+    }
     if (n == 0)
         snprintf(buf, size, "Windows error %lu", (unsigned long)e);
     else
@@ -820,11 +923,11 @@ static void system_message(DWORD e, char *buf, size_t size)
 /* CreateProcess suspended, into a job object that kills every descendant when it is closed,
  * with standard input on NUL and both outputs on pipes. GD_ECHILD when no pipe or job can be
  * had; a program that cannot be executed is GD_CHILD_EXEC_FAILED in the result. */
-static enum gd_status start_program(const struct gd_child_job *job, struct running *r)
+static enum gd_status start_program(const struct gd_child_job *job, bool inherit, struct running *r)
 {
     wchar_t *cmd = NULL, *env = NULL, *app = NULL;
     HANDLE out_w = NULL, err_w = NULL, null_r = INVALID_HANDLE_VALUE;
-    enum gd_status st = build_command(job, &cmd, &env);
+    enum gd_status st = build_command(job, inherit, &cmd, &env);
     if (st == GD_OK)
         app = widen(job->argv[0], &st);
     if (st == GD_ELIMIT || st == GD_EINVAL) {
@@ -875,7 +978,7 @@ static enum gd_status start_program(const struct gd_child_job *job, struct runni
     /* Inheritable handles are those of this child alone: children start one after another and
      * each one's write ends are closed right after its start. CREATE_NO_WINDOW: a console
      * program gets a hidden console, not a window popping up. */
-    DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW;
+    DWORD flags = CREATE_SUSPENDED | CREATE_NO_WINDOW | (env ? CREATE_UNICODE_ENVIRONMENT : 0);
     if (!CreateProcessW(app, cmd, NULL, NULL, TRUE, flags, env, NULL, &si, &pi)) {
         DWORD e = GetLastError();
         r->res->end = GD_CHILD_EXEC_FAILED;
@@ -914,6 +1017,45 @@ out:
     gd_free(app);
     gd_free(cmd);
     gd_free(env);
+    return st;
+}
+
+/* This program's own path (the running module), in UTF-8 with '\\' kept: CreateProcessW is
+ * given it as the application. New memory, NULL when it cannot be had. */
+static char *self_path(void)
+{
+    wchar_t *w = gd_calloc(WPATH_MAX, sizeof *w);
+    if (!w)
+        return NULL;
+    DWORD n = GetModuleFileNameW(NULL, w, WPATH_MAX);
+    char *s = n > 0 && n < WPATH_MAX ? narrow(w, (int)n) : NULL;
+    gd_free(w);
+    return s;
+}
+
+/* A function in a child: this program started again with the function named on its command
+ * line (gd_os_child_serve runs it there), this process's environment inherited as a fork
+ * inherits it; from then on a program child like any other. GD_EUNSUPPORTED, with the reason
+ * in the result, for a function this program does not serve. */
+static enum gd_status start_function(const struct gd_child_job *job, struct running *r)
+{
+    char *self = self_path();
+    if (!self)
+        return GD_ENOMEM;
+    char **argv = NULL;
+    enum gd_status st = gd_os_child_argv(self, job->def, job->arg, &argv);
+    gd_free(self);
+    if (st == GD_EUNSUPPORTED) {
+        r->res->end = GD_CHILD_EXEC_FAILED;
+        snprintf(r->res->exec_error, sizeof r->res->exec_error,
+                 "this program does not run %s in a child (gd_os_child_serve)", job->def->name);
+        return st;
+    }
+    if (st != GD_OK)
+        return st;
+    struct gd_child_job program = { NULL, NULL, (const char *const *)argv, NULL };
+    st = start_program(&program, true, r);
+    gd_free(argv);
     return st;
 }
 
@@ -961,18 +1103,9 @@ enum gd_status gd_os_children_run_watched(const struct gd_child_job *jobs, size_
                                   .len = &results[i].errors_len,
                                   .truncated = &results[i].errors_truncated };
     }
-    for (size_t i = 0; i < n && st == GD_OK; i++) {
-        if (jobs[i].argv) {
-            st = start_program(&jobs[i], &run[i]);
-            continue;
-        }
-        /* A function in a child needs fork(). What Windows offers instead (starting this
-         * program again with the job named on its command line) is not built yet. */
-        results[i].end = GD_CHILD_EXEC_FAILED;
-        snprintf(results[i].exec_error, sizeof results[i].exec_error, "%s",
-                 "running a function in a child process is not supported on Windows yet");
-        st = GD_EUNSUPPORTED;
-    }
+    for (size_t i = 0; i < n && st == GD_OK; i++)
+        st = jobs[i].argv ? start_program(&jobs[i], false, &run[i])
+                          : start_function(&jobs[i], &run[i]);
     unsigned long long deadline =
         gd_os_monotonic_ns() + (unsigned long long)timeout_ms * 1000000ULL;
     for (;;) {

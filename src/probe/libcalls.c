@@ -1,6 +1,7 @@
 #include "probe/libcalls.h"
 
 #include "core/alloc.h"
+#include "probe/childfns.h"
 #include "core/str.h"
 #include "os/os.h"
 #include "parse/childmsg.h"
@@ -55,6 +56,31 @@ static void call_in_child(void *arg, struct gd_child_out *out)
     }
     }
 }
+
+/* The call as values: the library, the symbol, the kind (the encoding is the parent's). */
+static void call_pack(const void *arg, struct gd_child_args *out)
+{
+    const struct gd_version_call *c = arg;
+    gd_child_args_str(out, c->path);
+    gd_child_args_str(out, c->symbol);
+    gd_child_args_int(out, c->kind);
+}
+
+static bool call_unpack(const struct gd_child_args *in, void *arg)
+{
+    struct gd_version_call *c = arg;
+    long long kind;
+    if (in->n != 3 || !gd_child_args_get_int(in, 2, &kind) || kind < GD_CALL_INT_OUT ||
+        kind > GD_CALL_PROPERTY)
+        return false;
+    c->path = gd_child_args_at(in, 0);
+    c->symbol = gd_child_args_at(in, 1);
+    c->kind = (enum gd_call_kind)kind;
+    return c->path && c->symbol;
+}
+
+const struct gd_child_def gd_version_call_def = { "libcalls.version", call_in_child, call_pack,
+                                                  call_unpack, sizeof(struct gd_version_call) };
 
 /* What the child sent is read as any untrusted text (src/parse/childmsg.h). GD_OK or GD_ENOMEM. */
 static enum gd_status interpret(struct gd_version_call *c, const struct gd_child_result *res)
@@ -117,7 +143,7 @@ enum gd_status gd_version_calls_run(struct gd_version_call *calls, size_t n, uns
     struct gd_child_result *results = gd_calloc(n, sizeof *results);
     enum gd_status st = jobs && results ? GD_OK : GD_ENOMEM;
     for (size_t i = 0; st == GD_OK && i < n; i++) {
-        jobs[i].fn = call_in_child;
+        jobs[i].def = &gd_version_call_def;
         jobs[i].arg = &calls[i];
         calls[i].ok = false;
         calls[i].detail[0] = '\0';

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/str.h"
+#include "probe/childfns.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,11 +157,11 @@ void gd_probe_live(struct gd_probe_ctx *ctx)
         goto out;
     }
     size_t nrt = find_runtimes(ctx->report, rt);
-    jobs[0] = (struct gd_child_job){ .fn = gd_live_cuda_child, .arg = &env };
-    jobs[1] = (struct gd_child_job){ .fn = gd_live_nvml_child, .arg = &env };
+    jobs[0] = (struct gd_child_job){ .def = &gd_live_cuda_def, .arg = &env };
+    jobs[1] = (struct gd_child_job){ .def = &gd_live_nvml_def, .arg = &env };
     for (size_t i = 0; i < nrt; i++) {
         args[i] = (struct gd_cudart_arg){ env, rt[i].path };
-        jobs[2 + i] = (struct gd_child_job){ .fn = gd_live_cudart_child, .arg = &args[i] };
+        jobs[2 + i] = (struct gd_child_job){ .def = &gd_live_cudart_def, .arg = &args[i] };
     }
     unsigned timeout = ctx->timeout_ms ? ctx->timeout_ms : LIVE_TIMEOUT_MS;
     enum gd_status st = gd_vc_run(jobs, 2 + nrt, timeout, vcs, NULL, NULL);

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/str.h"
+#include "probe/childfns.h"
 #include "probe/smoke_child.h"
 
 #include <stdio.h>
@@ -255,9 +256,9 @@ static void record_steps(struct gd_entity *e, const struct gd_vc *vc, const stru
 /* Facts a part sends besides its steps. */
 typedef void (*extra_fn)(struct gd_entity *e, const struct gd_vc *vc);
 
-static void run_part(struct smoke *s, gd_child_fn fn, struct gd_smoke_arg *arg, struct gd_entity *e,
-                     const char *device, const struct step_def *steps, size_t nsteps,
-                     const char *library, extra_fn extra)
+static void run_part(struct smoke *s, const struct gd_child_def *def, struct gd_smoke_arg *arg,
+                     struct gd_entity *e, const char *device, const struct step_def *steps,
+                     size_t nsteps, const char *library, extra_fn extra)
 {
     char suffix[1100] = "";
     if (library)
@@ -265,7 +266,7 @@ static void run_part(struct smoke *s, gd_child_fn fn, struct gd_smoke_arg *arg, 
     struct watch w = { s,      device, steps,
                        nsteps, suffix, arg->device < 0 ? "no GPU to run on" : NULL,
                        "",     0,      "" };
-    struct gd_child_job job = { .fn = fn, .arg = arg };
+    struct gd_child_job job = { .def = def, .arg = arg };
     struct gd_vc vc;
     enum gd_status st = gd_vc_run(&job, 1, s->timeout, &vc, on_output, &w);
     if (st == GD_OK) {
@@ -327,7 +328,7 @@ static void device_part(struct smoke *s, int d, const char *label)
     if (bus)
         gd_fact_str(e, "bus_id", bus, src);
     struct gd_smoke_arg arg = { s->env, d, GD_SMOKE_CUBLAS, NULL };
-    run_part(s, gd_smoke_device_child, &arg, e, label, device_steps,
+    run_part(s, &gd_smoke_device_def, &arg, e, label, device_steps,
              sizeof device_steps / sizeof *device_steps, NULL, device_numbers);
 }
 
@@ -351,7 +352,7 @@ static void library_part(struct smoke *s, enum gd_smoke_family family,
         gd_fact_absent(e, "device", "no GPU to run on: the library is only loaded", src);
     struct gd_smoke_arg arg = { s->env, d, family, copy->path };
     const struct step_def *steps = family == GD_SMOKE_CUBLAS ? cublas_steps : cudnn_steps;
-    run_part(s, gd_smoke_library_child, &arg, e, label, steps, 4, copy->path, NULL);
+    run_part(s, &gd_smoke_library_def, &arg, e, label, steps, 4, copy->path, NULL);
 }
 
 static void nccl_part(struct smoke *s, const struct gd_smoke_copy *copy, int n)
@@ -364,7 +365,7 @@ static void nccl_part(struct smoke *s, const struct gd_smoke_copy *copy, int n)
     gd_fact_str(e, "used_by", copy->used_by, src);
     gd_fact_int(e, "devices", n, gd_src(GD_SOURCE_CALL, "cuDeviceGetCount"));
     struct gd_smoke_arg arg = { s->env, n, GD_SMOKE_NCCL, copy->path };
-    run_part(s, gd_smoke_nccl_child, &arg, e, "all GPUs", nccl_steps, 4, copy->path, NULL);
+    run_part(s, &gd_smoke_nccl_def, &arg, e, "all GPUs", nccl_steps, 4, copy->path, NULL);
 }
 
 void gd_probe_smoke(struct gd_probe_ctx *ctx, const struct gd_smoke_options *o)

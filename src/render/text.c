@@ -116,7 +116,10 @@ static void header(const struct gd_report *r, struct gd_buf *out)
     const char *parts[] = { value_of(r, "host", "os.pretty_name"),
                             value_of(r, "host", "kernel.release"), value_of(r, "host", "arch"),
                             value_of(r, "host", "glibc.version") };
-    const char *prefix[] = { "", "Linux ", "", "glibc " };
+    /* The kernel's release is Windows' version on Windows (RtlGetVersion). */
+    const char *os = value_of(r, "host", "os.id");
+    const char *kernel = os && strcmp(os, "windows") == 0 ? "Windows " : "Linux ";
+    const char *prefix[] = { "", kernel, "", "glibc " };
     bool open = false;
     for (int i = 0; i < 4; i++) {
         if (!parts[i])

@@ -90,7 +90,16 @@ enum gd_status gd_root_new(const char *dir, struct gd_root **out)
         gd_free(root);
         return status;
     }
-    root->live = strcmp(root->dir, "/") == 0;
+    /* The live machine is whatever "/" names here: "/" itself on POSIX, the root of the current
+     * drive on Windows ("C:/"; wine's Z:/), which is where gd_root_new("/") lands there. */
+    char *top = NULL;
+    status = gd_os_realpath("/", &top);
+    if (status != GD_OK) {
+        gd_root_free(root);
+        return status;
+    }
+    root->live = strcmp(root->dir, top) == 0;
+    gd_free(top);
     root->prefix = gd_strdup(root->live ? "" : root->dir);
     if (!root->prefix) {
         gd_root_free(root);
@@ -409,8 +418,11 @@ static void note_status(struct gd_root *root, enum gd_status status, const char 
 
 char *gd_root_host_path(const struct gd_root *root, const char *path)
 {
-    /* One allocation: every file gpudoctor opens comes through here. */
-    size_t np = strlen(root->prefix), n = strlen(path), slash = path[0] != '/';
+    /* One allocation: every file gpudoctor opens comes through here. Under the live root a
+     * path absolute by the system's rules is its own host path ("C:/x" on Windows, where "/x"
+     * names the current drive); a relative one is from the root. */
+    size_t np = strlen(root->prefix), n = strlen(path);
+    size_t slash = root->live ? !gd_os_path_is_absolute(path) : path[0] != '/';
     if (np + slash + n > GD_ROOT_PATH_MAX * 2)
         return NULL;
     char *out = gd_malloc(np + slash + n + 1);

@@ -54,9 +54,9 @@ void gd_root_free(struct gd_root *root);
 void gd_root_forget(struct gd_root *root);
 
 /* True when the root is the running machine's "/" (live facts such as uname and /dev access
- * make sense only then). */
+ * make sense only then): on Windows, the root of the current drive, which "/" names there. */
 bool gd_root_is_live(const struct gd_root *root);
-/* The root's canonical host directory ("/" for the live machine). Borrowed. */
+/* The root's canonical host directory ("/" for the live machine; "C:/" on Windows). Borrowed. */
 const char *gd_root_dir(const struct gd_root *root);
 
 /* Canonical path inside the root of `path`, following symlinks (the last one only when

@@ -51,6 +51,9 @@
  *                                    in fact and evidence lines "absent (*)" or "unknown (*)"
  *                                    stands for that state with any reason
  *   stderr TEXT                      standard error must contain TEXT (else it must be empty)
+ *   posix-only: WHY                  the case cannot hold on Windows, for the reason given (a
+ *                                    checked-in tree whose symlinks are its point, a Linux-only
+ *                                    fixture): the Windows build skips it (77) and prints WHY
  *
  * A fake case (tests/e2e/fakes/) runs gpudoctor on this machine (no root) with LD_LIBRARY_PATH
  * naming the fake libraries of tests/fakes first (as a user points programs at other libraries;
@@ -73,6 +76,23 @@
  * must give each finding evidence, and each error and warning a fix. A case that compiles
  * libraries is skipped (77) without a C compiler or on a machine that is not x86-64 (the
  * fixtures' paths and the golden files are x86-64's).
+ *
+ * The Windows build (mingw, tests/windows.cmake) builds this runner too, and CTest runs it under
+ * wine (tests/wine-run.sh), where it runs gpudoctor.exe as a Windows program through src/os. The
+ * same cases and golden files serve both builds; what differs is said, never papered over:
+ *   - a case with `posix-only: WHY` (or a .cmd with that line, or a cli_tests entry with
+ *     .posix_only) is skipped, with WHY;
+ *   - a case that plants a FIFO or compiles Linux libraries (fifo, lib, exe, symlink, cache) is
+ *     skipped: Windows has no FIFO, wine no cc;
+ *   - fake cases are skipped (the fakes are Linux shared objects); `live` checks what holds on
+ *     a Windows machine without a driver (the live root, os.id windows, the live probe's
+ *     children run and find no driver library);
+ *   - output is normalised, not the golden files: CR LF read as LF, and the root written as
+ *     gpudoctor.exe writes it (its canonical form, "Z:/work/..." under wine, or with '\')
+ *     replaced by @ROOT@ / @ROOTS@ like the POSIX spelling.
+ * A case on a Windows tree (tests/fixtures/roots/win-*, with `arg --os windows` where the tree
+ * cannot tell) thus runs twice: the Linux binary and gpudoctor.exe read the same tree with
+ * --root and must write the same golden text.
  */
 /* nftw() and realpath() are XSI. */
 #define _XOPEN_SOURCE 700
@@ -80,10 +100,8 @@
 #include <json-c/json.h>
 
 #include <ctype.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -94,8 +112,22 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#ifdef _WIN32
+/* gpudoctor.exe is run through src/os's children (CreateProcess, a job object, the deadline):
+ * the runner links gpudoctor's library for that alone. */
+#include "os/os.h"
+#include <direct.h>
+#include <io.h>
+#include <windows.h>
+#else
+#include <elf.h>
+#include <ftw.h>
 #include <sys/wait.h>
+#endif
 #include <unistd.h>
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
 
 #define EXIT_SKIP 77
 /* Seconds a gpudoctor run may take; the sanitizer build needs well under one. */
@@ -184,6 +216,20 @@ static char *xstrdup(const char *s)
     return p;
 }
 
+/* strndup, which Windows' C library lacks. */
+static char *xstrndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *p = malloc(len + 1);
+    if (!p) {
+        perror("malloc");
+        exit(2);
+    }
+    memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
 static char *path_join(const char *a, const char *b)
 {
     struct sb s = { 0 };
@@ -244,6 +290,7 @@ static bool write_all(const char *path, const char *data, size_t len)
 struct run {
     int status; /* exit status; -1 when killed by a signal */
     int signal;
+    bool timed_out; /* killed at the deadline (SIGALRM on POSIX) */
     char *out, *err;
     size_t out_len, err_len;
 };
@@ -269,6 +316,56 @@ static void print_command(const char *prefix, char *const argv[])
     printf("\n");
 }
 
+#ifdef _WIN32
+/* Windows programs write their text streams with CR LF: lines are compared without the CR. */
+static void drop_cr(char *text, size_t *len)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < *len; i++)
+        if (!(text[i] == '\r' && i + 1 < *len && text[i + 1] == '\n'))
+            text[k++] = text[i];
+    text[k] = '\0';
+    *len = k;
+}
+
+extern char **_environ;
+
+/* Run argv (argv[0] a path: Windows has no cc, cp or diff to look for) with stdin from NUL and
+ * its outputs read in, killed after DEADLINE_S seconds, through src/os (a job object), with
+ * this process's environment. False when it could not run. */
+static bool run(char *const argv[], const char *work, struct run *r)
+{
+    (void)work;
+    memset(r, 0, sizeof *r);
+    fflush(stdout);
+    fflush(stderr);
+    struct gd_child_job job = { NULL, NULL, (const char *const *)argv,
+                                (const char *const *)_environ };
+    struct gd_child_result res;
+    if (gd_os_children_run(&job, 1, DEADLINE_S * 1000, 64u << 20, &res) != GD_OK) {
+        print_command("could not run:", argv);
+        gd_child_result_free(&res);
+        return false;
+    }
+    if (res.end == GD_CHILD_EXEC_FAILED) {
+        print_command("could not execute:", argv);
+        printf("  %s\n", res.exec_error);
+        gd_child_result_free(&res);
+        return false;
+    }
+    r->status = res.end == GD_CHILD_EXITED ? res.code : -1;
+    r->signal = res.end == GD_CHILD_SIGNALED ? res.code : 0;
+    r->timed_out = res.end == GD_CHILD_TIMED_OUT;
+    r->out_len = res.len;
+    r->err_len = res.errors_len;
+    r->out = xstrdup(res.output);
+    r->err = xstrdup(res.errors);
+    gd_child_result_free(&res);
+    drop_cr(r->out, &r->out_len);
+    drop_cr(r->err, &r->err_len);
+    return true;
+}
+#else
 /* Run argv (searched on PATH when it has no slash) with stdin from /dev/null and stdout and
  * stderr into files of `work`, killed after DEADLINE_S seconds. False when it could not run. */
 static bool run(char *const argv[], const char *work, struct run *r)
@@ -310,6 +407,7 @@ static bool run(char *const argv[], const char *work, struct run *r)
     } else {
         r->status = -1;
         r->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+        r->timed_out = r->signal == SIGALRM;
     }
     r->out = read_all(out_path, &r->out_len);
     r->err = read_all(err_path, &r->err_len);
@@ -328,18 +426,64 @@ static bool run(char *const argv[], const char *work, struct run *r)
     return true;
 }
 
+#endif
+
 /* Report how a run ended when it was not the expected exit status. */
 static void check_status(const struct run *r, int expected, const char *what)
 {
     if (r->status == -1) {
-        fail("%s was killed by signal %d%s", what, r->signal,
-             r->signal == SIGALRM ? " (it ran past the deadline: a hang)" : "");
+        if (r->timed_out)
+            fail("%s ran past the deadline of %d s: a hang", what, DEADLINE_S);
+        else
+            fail("%s was killed by signal %d", what, r->signal);
         return;
     }
     if (r->status != expected)
         fail("%s exited with %d, expected %d", what, r->status, expected);
 }
 
+/* One directory, which may be there already. */
+static bool make_dir(const char *path)
+{
+#ifdef _WIN32
+    return _mkdir(path) == 0 || errno == EEXIST;
+#else
+    return mkdir(path, 0755) == 0 || errno == EEXIST;
+#endif
+}
+
+#ifdef _WIN32
+/* rm -rf: links removed, never followed. */
+static void remove_tree(const char *dir)
+{
+    DWORD a = GetFileAttributesA(dir);
+    if (a == INVALID_FILE_ATTRIBUTES)
+        return;
+    SetFileAttributesA(dir, a & ~(DWORD)FILE_ATTRIBUTE_READONLY);
+    if (!(a & FILE_ATTRIBUTE_DIRECTORY)) {
+        DeleteFileA(dir);
+        return;
+    }
+    if (!(a & FILE_ATTRIBUTE_REPARSE_POINT)) {
+        char *pattern = path_join(dir, "*");
+        WIN32_FIND_DATAA d;
+        HANDLE h = FindFirstFileA(pattern, &d);
+        free(pattern);
+        while (h != INVALID_HANDLE_VALUE) {
+            if (strcmp(d.cFileName, ".") != 0 && strcmp(d.cFileName, "..") != 0) {
+                char *child = path_join(dir, d.cFileName);
+                remove_tree(child);
+                free(child);
+            }
+            if (!FindNextFileA(h, &d)) {
+                FindClose(h);
+                break;
+            }
+        }
+    }
+    RemoveDirectoryA(dir);
+}
+#else
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
@@ -350,17 +494,22 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return 0;
 }
 
-/* An empty directory at `dir`, whatever was there before (a previous run's leftovers). */
-static bool fresh_dir(const char *dir)
+static void remove_tree(const char *dir)
 {
     struct stat st;
     if (lstat(dir, &st) == 0)
         nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+#endif
+
+/* An empty directory at `dir`, whatever was there before (a previous run's leftovers). */
+static bool fresh_dir(const char *dir)
+{
+    remove_tree(dir);
     struct sb partial = { 0 };
     for (const char *p = dir; *p; p++) {
         sb_add(&partial, p, 1);
-        if ((p[1] == '/' || p[1] == '\0') && partial.len > 1 && mkdir(partial.p, 0755) != 0 &&
-            errno != EEXIST) {
+        if ((p[1] == '/' || p[1] == '\0') && partial.len > 1 && !make_dir(partial.p)) {
             perror(partial.p);
             free(partial.p);
             return false;
@@ -368,6 +517,48 @@ static bool fresh_dir(const char *dir)
     }
     free(partial.p);
     return true;
+}
+
+/* The canonical absolute path of an existing directory, as gpudoctor writes it (new memory),
+ * or NULL: realpath(3), and on Windows src/os's own ("Z:/work/..." under wine). */
+static char *canonical(const char *path)
+{
+#ifdef _WIN32
+    char *p = NULL;
+    if (gd_os_realpath(path, &p) != GD_OK)
+        return NULL;
+    char *out = xstrdup(p);
+    gd_free(p);
+    return out;
+#else
+    return realpath(path, NULL);
+#endif
+}
+
+/* `text` with `path` replaced by `token` (new memory). On Windows gpudoctor writes a path in its
+ * canonical form, with a drive ("Z:/work/..." for wine's "/work/..."), and may write it with
+ * '\': every spelling is replaced. */
+static char *normalise(const char *text, const char *path, const char *token)
+{
+#ifdef _WIN32
+    /* The drive's spellings first: the POSIX one ("/work/...") is the end of "Z:/work/...". */
+    char *canon = canonical(path);
+    if (canon) {
+        char *back = xstrdup(canon);
+        for (char *c = back; *c; c++)
+            if (*c == '/')
+                *c = '\\';
+        char *a = replace_all(text, canon, token);
+        char *b = replace_all(a, back, token);
+        char *out = replace_all(b, path, token);
+        free(a);
+        free(b);
+        free(back);
+        free(canon);
+        return out;
+    }
+#endif
+    return replace_all(text, path, token);
 }
 
 /* ---- the report ---------------------------------------------------------------------------- */
@@ -534,6 +725,7 @@ struct case_def {
     char *requires_[ITEMS_MAX];
     size_t nrequires;
     bool nofakes, requires_no_driver;
+    char *posix_only; /* why the case cannot hold on Windows, or NULL */
 };
 
 /* Set while a fake case is read: no root needed, fake directives allowed. */
@@ -542,6 +734,7 @@ static bool fake_mode;
 static void case_free(struct case_def *c)
 {
     free(c->root);
+    free(c->posix_only);
     for (size_t i = 0; i < c->nargs; i++)
         free(c->args[i]);
     for (size_t i = 0; i < c->nfinding; i++) {
@@ -613,6 +806,11 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
     }
     *sp = '\0';
     const char *key = line, *rest = sp + 1;
+    if (strcmp(key, "posix-only:") == 0) {
+        free(c->posix_only);
+        c->posix_only = xstrdup(rest);
+        return true;
+    }
     if (strcmp(key, "root") == 0) {
         free(c->root);
         char *roots = path_join(x->src, "tests/fixtures/roots");
@@ -640,7 +838,7 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
             printf("%s: \"arg OPTION [VALUE]\"\n", where);
             return false;
         }
-        char *option = strndup(rest, (size_t)(value - rest));
+        char *option = xstrndup(rest, (size_t)(value - rest));
         bool ok = add_arg(c, option, value + 1);
         free(option);
         return ok;
@@ -657,7 +855,7 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
             printf("%s: \"finding ID SEVERITY\"\n", where);
             return false;
         }
-        c->finding_id[c->nfinding] = strndup(rest, (size_t)(sev - rest));
+        c->finding_id[c->nfinding] = xstrndup(rest, (size_t)(sev - rest));
         c->finding_sev[c->nfinding++] = xstrdup(sev + 1);
         return true;
     }
@@ -667,7 +865,7 @@ static bool case_line(struct case_def *c, const struct ctx *x, char *line, const
             printf("%s: \"evidence ID: LABEL = VALUE\"\n", where);
             return false;
         }
-        c->evidence_id[c->nevidence] = strndup(rest, (size_t)(colon - rest));
+        c->evidence_id[c->nevidence] = xstrndup(rest, (size_t)(colon - rest));
         c->evidence_text[c->nevidence++] = xstrdup(colon + 2);
         return true;
     }
@@ -805,7 +1003,7 @@ static void check_findings(const struct case_def *c, struct json_object *report)
     }
     for (size_t i = 0; i < c->nfact; i++) {
         const char *eq = strstr(c->fact[i], " = ");
-        char *label = eq ? strndup(c->fact[i], (size_t)(eq - c->fact[i])) : xstrdup(c->fact[i]);
+        char *label = eq ? xstrndup(c->fact[i], (size_t)(eq - c->fact[i])) : xstrdup(c->fact[i]);
         struct json_object *fact = entity_fact(report, label);
         if (!fact) {
             fail("the report has no fact %s", label);
@@ -853,15 +1051,33 @@ static void check_golden_ext(const struct ctx *x, const char *text, const char *
         fail("cannot write %s", actual_path);
         goto out;
     }
+    char *old = read_all(golden, NULL);
     fail("the output differs from tests/e2e/%s%s:", golden_name.p,
-         access(golden, F_OK) == 0 ? "" : " (which does not exist yet)");
-    char *diff[] = { "diff", "-u", access(golden, F_OK) == 0 ? golden : "/dev/null", actual_path,
-                     NULL };
+         old ? "" : " (which does not exist yet)");
+#ifdef _WIN32
+    /* No diff(1) here: the first line that differs, and where the whole output is. */
+    const char *a = old ? old : "", *b = text;
+    size_t line = 1;
+    while (*a && *a == *b) {
+        line += *a == '\n';
+        a++;
+        b++;
+    }
+    while (a > (old ? old : "") && a[-1] != '\n') {
+        a--;
+        b--;
+    }
+    printf("line %zu, expected:\n  %.*s\nactual (all of it in %s):\n  %.*s\n", line,
+           (int)strcspn(a, "\n"), a, actual_path, (int)strcspn(b, "\n"), b);
+#else
+    char *diff[] = { "diff", "-u", old ? golden : "/dev/null", actual_path, NULL };
     struct run d;
     if (run(diff, x->work, &d)) {
         fputs(d.out, stdout);
         run_free(&d);
     }
+#endif
+    free(old);
     printf("If the new output is right, re-bless it with:\n"
            "  cd %s && GD_BLESS=1 ctest -R '^e2e\\.%s$'\n",
            x->build, x->name);
@@ -888,6 +1104,7 @@ static void check_golden(const struct ctx *x, const char *text)
 /* Set when a case cannot run here (no C compiler, not x86-64): it is skipped, not failed. */
 static const char *skip_reason;
 
+#ifndef _WIN32
 /* The directories above `path`, made as needed. */
 static bool make_parents(const char *path)
 {
@@ -896,8 +1113,7 @@ static bool make_parents(const char *path)
     const char *last = strrchr(path, '/');
     for (const char *p = path; ok && last && p < last; p++) {
         sb_add(&partial, p, 1);
-        if ((p[1] == '/' || p + 1 == last) && partial.len > 1 && mkdir(partial.p, 0755) != 0 &&
-            errno != EEXIST) {
+        if ((p[1] == '/' || p + 1 == last) && partial.len > 1 && !make_dir(partial.p)) {
             fail("mkdir %s: %s", partial.p, strerror(errno));
             ok = false;
         }
@@ -911,7 +1127,7 @@ static char *first_word(const char *item, const char **rest)
 {
     const char *sp = strchr(item, ' ');
     *rest = sp + 1;
-    return strndup(item, (size_t)(sp - item));
+    return xstrndup(item, (size_t)(sp - item));
 }
 
 /* Build `src` into `path` with cc and `args` (NULL-terminated, after the sources). */
@@ -1050,7 +1266,7 @@ static bool build_elf(const struct ctx *x, const char *path, const char *soname,
         args[nargs++] = "-Wl,--no-as-needed";
         for (const char *p = needs + 6; ok && *p && *p != ' ' && nstubs < 16;) {
             size_t len = strcspn(p, ", ");
-            char *name = strndup(p, len);
+            char *name = xstrndup(p, len);
             char *dir = path_join(x->work, "stubs");
             char *stub = path_join(dir, name);
             const char *stub_args[] = { "-shared", "-fPIC", NULL, NULL };
@@ -1139,12 +1355,21 @@ static bool write_cache(const char *root, char *const *entries, size_t n)
     return ok;
 }
 
+#endif
+
 /* The root to inspect: the fixture itself, or a copy with FIFOs planted in it, objects
  * compiled into it, links and an ld.so.cache made. New memory. */
 static char *prepare_root(const struct ctx *x, const struct case_def *c)
 {
     if (c->nfifo + c->nlib + c->nexe + c->nlink + c->ncache == 0)
-        return realpath(c->root, NULL);
+        return canonical(c->root);
+#ifdef _WIN32
+    /* What these directives make is Linux's: ELF objects built by cc, FIFOs, symlinks. */
+    (void)x;
+    skip_reason = c->nfifo ? "the case plants a FIFO, which Windows does not have"
+                           : "the case builds Linux libraries with cc (lib, exe, symlink, cache)";
+    return NULL;
+#else
     if (c->nlib + c->nexe) {
 #if !defined(__x86_64__)
         skip_reason = "the compiled fixtures and their golden files are x86-64's";
@@ -1187,7 +1412,7 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
         const char *after;
         char *rel = first_word(c->lib[i], &after);
         const char *options = strchr(after, ' ');
-        char *soname = options ? strndup(after, (size_t)(options - after)) : xstrdup(after);
+        char *soname = options ? xstrndup(after, (size_t)(options - after)) : xstrdup(after);
         char *p = path_join(copy, rel);
         ok = build_elf(x, p, soname, options ? options + 1 : NULL);
         free(p);
@@ -1209,6 +1434,7 @@ static char *prepare_root(const struct ctx *x, const struct case_def *c)
     char *real = ok ? realpath(copy, NULL) : NULL;
     free(copy);
     return real;
+#endif
 }
 
 /* Read tests/<subdir>/<name>.case into `c`; false (after saying why) when it cannot be used. */
@@ -1277,11 +1503,29 @@ static char *run_both(const struct ctx *x, const struct case_def *c, char **argv
     return text;
 }
 
+/* A case that cannot hold on Windows is skipped there, with its reason (posix-only:). */
+static bool skip_posix_only(const char *why)
+{
+#ifdef _WIN32
+    if (why) {
+        printf("skipped: posix-only: %s\n", why);
+        return true;
+    }
+#else
+    (void)why;
+#endif
+    return false;
+}
+
 static int run_case(const struct ctx *x)
 {
     struct case_def c;
     if (!load_named_case(x, "tests/e2e", &c))
         return 2;
+    if (skip_posix_only(c.posix_only)) {
+        case_free(&c);
+        return EXIT_SKIP;
+    }
     char *root = prepare_root(x, &c);
     if (!root && skip_reason) {
         printf("skipped: %s\n", skip_reason);
@@ -1308,7 +1552,7 @@ static int run_case(const struct ctx *x)
     argv[n] = NULL;
     char *text = run_both(x, &c, argv, n, format_at);
     if (text) {
-        char *normal = replace_all(text, root, "@ROOT@");
+        char *normal = normalise(text, root, "@ROOT@");
         check_golden(x, normal);
         free(normal);
         free(text);
@@ -1342,6 +1586,7 @@ static int run_cmd(const struct ctx *x)
     size_t n = 0, nerr = 0;
     int status = -1;
     bool json = false, ok = true;
+    char *posix_only = NULL;
     argv[n++] = xstrdup(x->gpudoctor);
     size_t lineno = 0;
     for (char *line = text, *next; ok && line && *line; line = next) {
@@ -1359,6 +1604,8 @@ static int run_cmd(const struct ctx *x)
             json = true;
         else if (strncmp(line, "stderr ", 7) == 0 && nerr < ITEMS_MAX)
             err_has[nerr++] = xstrdup(line + 7);
+        else if (strncmp(line, "posix-only: ", 12) == 0 && !posix_only)
+            posix_only = xstrdup(line + 12);
         else {
             printf("%s:%zu: unknown directive \"%s\"\n", file.p, lineno, line);
             ok = false;
@@ -1371,7 +1618,9 @@ static int run_cmd(const struct ctx *x)
         ok = false;
     }
     free(file.p);
-    if (ok) {
+    bool skipped = ok && skip_posix_only(posix_only);
+    free(posix_only);
+    if (ok && !skipped) {
         print_command("$", argv);
         struct run r;
         if (run(argv, x->work, &r)) {
@@ -1385,7 +1634,7 @@ static int run_cmd(const struct ctx *x)
             }
             if (r.status != -1) {
                 char *roots = path_join(x->src, "tests/fixtures/roots");
-                char *normal = replace_all(r.out, roots, "@ROOTS@");
+                char *normal = normalise(r.out, roots, "@ROOTS@");
                 check_golden_ext(x, normal, "out");
                 free(normal);
                 free(roots);
@@ -1401,10 +1650,58 @@ static int run_cmd(const struct ctx *x)
         free(err_has[i]);
     if (!ok)
         return 2;
+    if (skipped)
+        return EXIT_SKIP;
     return failures ? 1 : 0;
 }
 
 /* ---- this machine -------------------------------------------------------------------------- */
+
+#ifdef _WIN32
+/* gpudoctor.exe on this Windows machine (under wine: the build's own prefix). What holds on any
+ * Windows without an NVIDIA driver: it is the live machine, it knows it runs on Windows, and
+ * the live probe's children (gpudoctor.exe started again, os.h: gd_os_child_serve) ran and
+ * found no driver library to load; a child that could not start leaves the facts unknown. */
+static int run_live(const struct ctx *x)
+{
+    char *argv[] = { (char *)x->gpudoctor, "--json", NULL };
+    print_command("$", argv);
+    struct run r;
+    if (!run(argv, x->work, &r)) {
+        fail("cannot run %s", x->gpudoctor);
+        return 1;
+    }
+    struct json_object *report = json_tokener_parse(r.out);
+    if (!report) {
+        fail("the output of --json is not JSON:\n%s", r.out);
+        run_free(&r);
+        return 1;
+    }
+    static const char *const want[] = { "host.live = true", "host.os.id = windows",
+                                        "cuda_driver.init = absent (*)", "nvml.init = absent (*)" };
+    if (r.status != 0 && r.status != 1)
+        fail("gpudoctor on this machine exited with %d", r.status);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *eq = strstr(want[i], " = ");
+        char *label = xstrndup(want[i], (size_t)(eq - want[i]));
+        struct json_object *fact = entity_fact(report, label);
+        if (!fact) {
+            fail("the report has no fact %s", label);
+        } else if (!fact_matches(label, fact, want[i])) {
+            char *actual = render_fact(label, fact, true);
+            fail("expected the fact \"%s\", the report has \"%s\"", want[i], actual);
+            free(actual);
+        }
+        free(label);
+    }
+    struct json_object *all = NULL;
+    if (json_object_object_get_ex(report, "findings", &all))
+        check_invariants(all);
+    json_object_put(report);
+    run_free(&r);
+    return failures ? 1 : 0;
+}
+#else
 
 /* Where distributions, NVIDIA's installer and the container toolkit put libcuda.so.1 (the list
  * gpudoctor's driver probe searches). */
@@ -1512,7 +1809,18 @@ static int run_live(const struct ctx *x)
     return failures ? 1 : 0;
 }
 
+#endif
+
 /* ---- fake NVIDIA libraries ----------------------------------------------------------------- */
+
+#ifdef _WIN32
+static int run_fake(const struct ctx *x)
+{
+    (void)x;
+    printf("skipped: the fake NVIDIA libraries (tests/fakes) are Linux shared objects\n");
+    return EXIT_SKIP;
+}
+#else
 
 extern char **environ;
 
@@ -1555,7 +1863,7 @@ static bool fake_environment(const struct ctx *x, const struct case_def *c)
         for (char **e = environ; e && *e; e++) {
             if (strncmp(*e, "FAKE_", 5) == 0 || strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
                 strncmp(*e, "CUDA_DEVICE_ORDER=", 18) == 0) {
-                char *name = strndup(*e, strcspn(*e, "="));
+                char *name = xstrndup(*e, strcspn(*e, "="));
                 unsetenv(name);
                 free(name);
                 again = true;
@@ -1666,11 +1974,13 @@ static int run_fake(const struct ctx *x)
     case_free(&c);
     return failures ? 1 : 0;
 }
+#endif
 
 /* ---- the command line ---------------------------------------------------------------------- */
 
 /* In args: @ROOT@ a healthy fixture root, @ROOTS@ the fixture directory, @OUT@ a file of the
- * work directory, @WORK@ the work directory, @SRC@ the source tree. */
+ * work directory, @WORK@ the work directory, @SRC@ the source tree, @E2E@ this runner (which
+ * `say TEXT STATUS` makes a command that prints TEXT and exits with STATUS). */
 struct cli_test {
     const char *name;
     const char *args[12];
@@ -1679,6 +1989,7 @@ struct cli_test {
     const char *err_has[4]; /* stderr must contain each; NULL: stderr must be empty */
     const char *file_has;   /* @OUT@ must exist and contain this */
     bool json;              /* stdout must parse as one JSON object */
+    const char *posix_only; /* why it cannot hold on Windows (skipped there), or NULL */
 };
 
 static const struct cli_test cli_tests[] = {
@@ -1767,7 +2078,10 @@ static const struct cli_test cli_tests[] = {
       .status = 0,
       .out_has = { "## gpudoctor report\n", "0 error(s), 0 warning(s), 0 info, 2 ok",
                    "| NVIDIA driver 550.54.14 is loaded; kernel module and libcuda match | "
-                   "`driver.ok` |" } },
+                   "`driver.ok` |" },
+      .posix_only = "the driver's version comes from libcuda.so.1 -> libcuda.so.550.54.14; a "
+                    "Windows checkout has no Unix symlinks, and wine 8 reads one as the file it "
+                    "points to" },
     { .name = "format-json-exit-1",
       .args = { "--root", "@ROOTS@/no-driver", "--format", "json" },
       .status = 1,
@@ -1962,11 +2276,23 @@ static const struct cli_test cli_tests[] = {
       .status = 2,
       .err_has = { "gpudoctor plan: 'caffe' is not a framework plan knows (tensorflow, torch, "
                    "jax)" } },
+    /* gpudoctor explain --run: the command's output passed through, its status kept, its log
+     * explained. The command is this runner (`gd_e2e say TEXT STATUS`), a program on every
+     * platform; tests/e2e/explain_e2e.c has the POSIX build's cases around sh. */
+    { .name = "explain-run",
+      .args = { "explain", "--no-probe", "--color", "never", "--run", "--", "@E2E@", "say",
+                "RuntimeError: CUDA error: invalid device ordinal", "3" },
+      .status = 3,
+      .out_has = { "RuntimeError: CUDA error: invalid device ordinal\n" },
+      .err_has = { "exited with status 3", "[invalid-device-ordinal]" } },
     { .name = "plan-help",
       .args = { "plan", "-h" },
       .status = 0,
       .out_has = { "Usage: gpudoctor plan FRAMEWORK [OPTIONS]", "--cc X.Y" } },
 };
+
+/* This runner's own path (@E2E@): a program to run on every platform. */
+static const char *runner;
 
 static char *expand(const char *arg, const struct ctx *x)
 {
@@ -1978,7 +2304,9 @@ static char *expand(const char *arg, const struct ctx *x)
     char *b = replace_all(a, "@ROOT@", root);
     char *c = replace_all(b, "@OUT@", out);
     char *d = replace_all(c, "@WORK@", x->work);
-    char *e = replace_all(d, "@SRC@", x->src);
+    char *f = replace_all(d, "@SRC@", x->src);
+    char *e = replace_all(f, "@E2E@", runner);
+    free(f);
     free(roots);
     free(root);
     free(out);
@@ -2008,6 +2336,8 @@ static int run_cli(const struct ctx *x)
         printf("no command-line test named %s\n", x->name);
         return 2;
     }
+    if (skip_posix_only(t->posix_only))
+        return EXIT_SKIP;
     char *argv[16];
     size_t n = 0;
     argv[n++] = xstrdup(x->gpudoctor);
@@ -2051,6 +2381,18 @@ static int run_cli(const struct ctx *x)
 
 int main(int argc, char **argv)
 {
+    /* The command of the explain-run test: TEXT on standard output, then STATUS. */
+    if (argc == 4 && strcmp(argv[1], "say") == 0) {
+        printf("%s\n", argv[2]);
+        return atoi(argv[3]);
+    }
+#ifdef _WIN32
+    static char self[MAX_PATH + 1];
+    DWORD n = GetModuleFileNameA(NULL, self, sizeof self);
+    runner = n > 0 && n < sizeof self ? self : argv[0];
+#else
+    runner = argv[0];
+#endif
     if (argc != 7) {
         fprintf(stderr,
                 "usage: gd_e2e case|live|cli|fake|cmd NAME GPUDOCTOR SRCDIR BUILDDIR WORKDIR\n");

@@ -749,15 +749,13 @@ static void test_few_page_reads(void **state)
     uint64_t shstr_at = tail, shoff = (tail + l.shstr_size + 7) / 8 * 8;
     eb_put_at(img, false, eb_sh(&l, 64, l.shstrndx, "offset"), 8, shstr_at);
     eb_put_at(img, false, eb_eh(64, "shoff"), 8, shoff);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
-    assert_int_equal(pwrite(fd, img, l.shoff, 0), (ssize_t)l.shoff);
-    assert_int_equal(pwrite(fd, img + l.shstr_off, l.shstr_size, (off_t)shstr_at),
-                     (ssize_t)l.shstr_size);
+    FILE *out = tu_open_rw(path, true);
+    tu_pwrite(out, img, l.shoff, 0);
+    tu_pwrite(out, img + l.shstr_off, l.shstr_size, shstr_at);
     size_t shbytes = l.shnum * l.shentsize;
-    assert_int_equal(pwrite(fd, img + l.shoff, shbytes, (off_t)shoff), (ssize_t)shbytes);
-    assert_int_equal(ftruncate(fd, (off_t)size), 0);
-    close(fd);
+    tu_pwrite(out, img + l.shoff, shbytes, shoff);
+    tu_set_size(out, size);
+    fclose(out);
     free(img);
 
     struct gd_os_file *f = NULL;

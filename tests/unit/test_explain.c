@@ -13,7 +13,9 @@
 #include <gpudoctor/gpudoctor.h>
 #include <json-c/json.h>
 #include <dirent.h>
-#include <regex.h>
+#ifndef _WIN32
+#include <regex.h> /* the system's ERE engine: Windows' C library has none */
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +42,15 @@ static int teardown(void **state)
 }
 
 /* ---- helpers ------------------------------------------------------------------------------ */
+
+/* Whether `hay` (`n` bytes) holds `needle` (`len` bytes): memmem, which is GNU's. */
+static bool holds(const char *hay, size_t n, const char *needle, size_t len)
+{
+    for (size_t i = 0; len <= n && i <= n - len; i++)
+        if (memcmp(hay + i, needle, len) == 0)
+            return true;
+    return false;
+}
 
 static struct gd_explain_result *explain_bytes(const char *data, size_t len)
 {
@@ -211,6 +222,12 @@ static void test_examples(void **state)
 static void test_patterns_are_eres(void **state)
 {
     (void)state;
+#ifdef _WIN32
+    /* The patterns are data, the same in every build: the Linux build checks them. */
+    print_message("no POSIX regex engine in Windows' C library: the ERE check is the Linux "
+                  "build's\n");
+    skip();
+#else
     const struct gd_kb_table *t = signatures();
     for (size_t i = 0; i < gd_kb_row_count(t); i++) {
         const struct gd_kb_row *row = gd_kb_row_at(t, i);
@@ -241,6 +258,7 @@ static void test_patterns_are_eres(void **state)
             fail_msg("%s: as an ERE it does not match its example", gd_kb_str(row, "id"));
         regfree(&re);
     }
+#endif
 }
 
 /* Each literal of a row occurs in the row's example, or the signature says why not: a literal
@@ -517,7 +535,7 @@ static void test_long_lines(void **state)
         size_t n = 0;
         const char *text = gd_explain_match_text(m, &n);
         assert_true(n <= GD_SCAN_TEXT_MAX);
-        assert_non_null(memmem(text, n, msg, mlen));
+        assert_true(holds(text, n, msg, mlen));
         assert_true(m->cut_before && m->cut_after);
         gd_explain_result_free(r);
     }

@@ -691,8 +691,7 @@ static void test_few_page_reads(void **state)
         { SASS, 120, 1, 8, 112, 270u << 20, F_HOST },
     };
     /* Two containers: the first three entries, then the last two. */
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
+    FILE *out = tu_open_rw(path, true);
     uint64_t at = start;
     for (size_t c = 0; c < 2; c++) {
         size_t first = c == 0 ? 0 : 3, last = c == 0 ? 3 : 5;
@@ -704,7 +703,7 @@ static void test_few_page_reads(void **state)
         fb_put(h, 4, 2, 1);
         fb_put(h, 6, 2, 16);
         fb_put(h, 8, 8, body);
-        assert_int_equal(pwrite(fd, h, 16, (off_t)at), 16);
+        tu_pwrite(out, h, 16, at);
         at += 16;
         for (size_t i = first; i < last; i++) {
             struct fb one = { 0 };
@@ -713,7 +712,7 @@ static void test_few_page_reads(void **state)
             e.payload = 0; /* the header alone; the payload stays a hole */
             fb_entry(&one, &e);
             fb_put(one.p, 8, 8, payload);
-            assert_int_equal(pwrite(fd, one.p, one.len, (off_t)at), (ssize_t)one.len);
+            tu_pwrite(out, one.p, one.len, at);
             at += one.len + payload;
             free(one.p);
         }
@@ -723,10 +722,10 @@ static void test_few_page_reads(void **state)
     size_t len;
     unsigned char *img = mini_elf(s, 1, &len);
     assert_true(len < start);
-    assert_int_equal(pwrite(fd, img, len, 0), (ssize_t)len);
-    assert_int_equal(ftruncate(fd, (off_t)at), 0);
+    tu_pwrite(out, img, len, 0);
+    tu_set_size(out, at);
     free(img);
-    close(fd);
+    fclose(out);
     assert_true(at > (1ull << 30));
 
     struct gd_fatbin f;

@@ -6,7 +6,9 @@
 #include "sysroot/glob.h"
 #include "sysroot/sysroot.h"
 
-#include <fnmatch.h>
+#ifndef _WIN32
+#include <fnmatch.h> /* the table's cross-check: Windows' C library has no fnmatch(3) */
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,10 +111,12 @@ static void test_match_table(void **state)
         if (got != c->match)
             fail_msg("gd_glob_match(\"%s\", \"%s\") = %s, want %s", c->pattern, c->name,
                      got ? "true" : "false", c->match ? "true" : "false");
+#ifndef _WIN32
         bool libc = fnmatch(c->pattern, c->name, FNM_PERIOD) == 0;
         if (libc != c->match)
             fail_msg("the table disagrees with fnmatch(\"%s\", \"%s\", FNM_PERIOD) = %s",
                      c->pattern, c->name, libc ? "match" : "no match");
+#endif
     }
 }
 
@@ -127,6 +131,9 @@ static void test_has_magic(void **state)
 }
 
 static char *tree;
+/* Whether the tree has its two links (a dangling one, cuda -> cuda-12.4): where the system
+ * makes none (wine 8), the cases run without them and expect what such a tree holds. */
+static bool links = true;
 
 static int setup(void **state)
 {
@@ -138,12 +145,12 @@ static int setup(void **state)
     tu_write(tree, "etc/ld.so.conf.d/.hidden.conf", "");
     tu_write(tree, "etc/ld.so.conf.d/notes.txt", "");
     tu_mkdirs(tree, "etc/ld.so.conf.d/dir.conf");
-    tu_symlink(tree, "etc/ld.so.conf.d/z-dangling.conf", "nowhere");
+    links = tu_try_symlink(tree, "etc/ld.so.conf.d/z-dangling.conf", "nowhere");
     tu_write(tree, "usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12", "");
     tu_write(tree, "usr/local/cuda-11.8/targets/x86_64-linux/lib/libcudart.so.11.0", "");
     tu_write(tree, "usr/local/cuda-11.8/targets/sbsa-linux/lib/libcudart.so.11.0", "");
     tu_write(tree, "usr/local/cuda-11.8/targets/notadir", "");
-    tu_symlink(tree, "usr/local/cuda", "cuda-12.4");
+    links = links && tu_try_symlink(tree, "usr/local/cuda", "cuda-12.4");
     tu_write(tree, "usr/local/cudafile", "");
     for (int i = 0; i < 20; i++) {
         char rel[64];
@@ -193,11 +200,17 @@ static void test_root_glob(void **state)
     (void)state;
     struct gd_root *root = NULL;
     assert_int_equal(gd_root_new(tree, &root), GD_OK);
+    if (!links)
+        print_message("no symbolic links on this system: the tree has neither the dangling link "
+                      "nor the cuda link\n");
     /* Sorted byte-wise (C before a), hidden files left out, directories and dangling links
      * match a last component as glob(3) returns them. */
     expect_glob(root, "/etc/ld.so.conf.d/*.conf", 100, GD_OK,
-                "/etc/ld.so.conf.d/C.conf /etc/ld.so.conf.d/a.conf /etc/ld.so.conf.d/b.conf "
-                "/etc/ld.so.conf.d/dir.conf /etc/ld.so.conf.d/z-dangling.conf");
+                links ? "/etc/ld.so.conf.d/C.conf /etc/ld.so.conf.d/a.conf "
+                        "/etc/ld.so.conf.d/b.conf /etc/ld.so.conf.d/dir.conf "
+                        "/etc/ld.so.conf.d/z-dangling.conf"
+                      : "/etc/ld.so.conf.d/C.conf /etc/ld.so.conf.d/a.conf "
+                        "/etc/ld.so.conf.d/b.conf /etc/ld.so.conf.d/dir.conf");
     expect_glob(root, "/etc/ld.so.conf.d/.*.conf", 100, GD_OK, "/etc/ld.so.conf.d/.hidden.conf");
     expect_glob(root, "/etc/ld.so.conf.d/[ab].conf", 100, GD_OK,
                 "/etc/ld.so.conf.d/a.conf /etc/ld.so.conf.d/b.conf");
@@ -206,11 +219,14 @@ static void test_root_glob(void **state)
     expect_glob(root, "/etc/ld.so.conf.d/none.conf", 100, GD_OK, "");
     expect_glob(root, "/nowhere/*.conf", 100, GD_OK, "");
     /* Several levels, sorted level by level; only directories lead on; symlinks followed. */
-    expect_glob(root, "/usr/local/cuda*/targets/*/lib", 100, GD_OK,
-                "/usr/local/cuda/targets/x86_64-linux/lib "
-                "/usr/local/cuda-11.8/targets/sbsa-linux/lib "
-                "/usr/local/cuda-11.8/targets/x86_64-linux/lib "
-                "/usr/local/cuda-12.4/targets/x86_64-linux/lib");
+    const char *cuda_lib = links ? "/usr/local/cuda/targets/x86_64-linux/lib " : "";
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s/usr/local/cuda-11.8/targets/sbsa-linux/lib "
+             "/usr/local/cuda-11.8/targets/x86_64-linux/lib "
+             "/usr/local/cuda-12.4/targets/x86_64-linux/lib",
+             cuda_lib);
+    expect_glob(root, "/usr/local/cuda*/targets/*/lib", 100, GD_OK, want);
     expect_glob(root, "/usr/local/cuda-11.8/targets/*", 100, GD_OK,
                 "/usr/local/cuda-11.8/targets/notadir /usr/local/cuda-11.8/targets/sbsa-linux "
                 "/usr/local/cuda-11.8/targets/x86_64-linux");
@@ -218,8 +234,9 @@ static void test_root_glob(void **state)
                 "/usr/local/cuda-11.8/targets/sbsa-linux "
                 "/usr/local/cuda-11.8/targets/x86_64-linux");
     expect_glob(root, "/usr/local/cuda*/targets/x86_64-linux/lib/libcudart.so.1?", 100, GD_OK,
-                "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.12 "
-                "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12");
+                links ? "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.12 "
+                        "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12"
+                      : "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12");
     /* Doubled slashes are one. */
     expect_glob(root, "//etc//ld.so.conf.d//b.conf", 100, GD_OK, "/etc/ld.so.conf.d/b.conf");
     /* The cap: GD_ELIMIT, with what was found kept. */

@@ -18,13 +18,17 @@
 #include "elfbuild.h"
 #include "testutil.h"
 
+/* glibc's ldconfig, run through a POSIX shell; none from the Windows build (wine would see
+ * the host's Linux program, which Windows cannot start). */
 static const char *ldconfig_path(void)
 {
+#ifndef _WIN32
     static const char *const paths[] = { "/sbin/ldconfig", "/usr/sbin/ldconfig",
                                          "/usr/bin/ldconfig" };
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
         if (access(paths[i], X_OK) == 0)
             return paths[i];
+#endif
     return NULL;
 }
 
@@ -178,8 +182,9 @@ static void test_ldconfig_formats(void **state)
     (void)state;
     const char *ldconfig = ldconfig_path();
     if (!ldconfig) {
-        print_message("ldconfig is not installed: the comparison with ldconfig -p is skipped\n");
+        print_message("no ldconfig to run here: the comparison with ldconfig -p is skipped\n");
         skip();
+        return;
     }
 #if !defined(__x86_64__)
     print_message("not an x86-64 machine: its ldconfig would skip the x86-64 test libraries\n");
@@ -482,7 +487,7 @@ static void test_flags_names(void **state)
         tu_rmtree(dir);
         free(dir);
     } else {
-        print_message("ldconfig is not installed: flag names checked without it\n");
+        print_message("no ldconfig to run here: flag names checked without it\n");
     }
     gd_ldcache_free(c);
     free(b.p);

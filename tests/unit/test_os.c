@@ -4,7 +4,9 @@
  * its first argument (no shell or system program whose behaviour differs between systems). */
 #include "core/alloc.h"
 #include "core/env.h"
+#include "os/childfn.h"
 #include "os/os.h"
+#include "os/run.h"
 
 #include <setjmp.h>
 #include <signal.h>
@@ -41,6 +43,12 @@ static int child_role(int argc, char **argv)
     if (strcmp(role, "--hang") == 0) {
         for (;;)
             ;
+    }
+    if (strcmp(role, "--tee") == 0) {
+        printf("to stdout\n");
+        fflush(stdout);
+        fprintf(stderr, "to stderr\n");
+        return 3;
     }
     if (strcmp(role, "--trap") == 0)
         __builtin_trap(); /* SIGILL on Linux, STATUS_ILLEGAL_INSTRUCTION on Windows */
@@ -244,32 +252,172 @@ static void test_program_crash(void **state)
     gd_child_result_free(&r);
 }
 
-static void say_hello(void *arg, struct gd_child_out *out)
+/* ---- a command run with its output passed through (explain --run) -------------------------- */
+
+struct seen {
+    char text[2][256];
+    size_t len[2];
+};
+
+static void on_output(void *ctx, unsigned channel, const char *data, size_t len)
 {
-    (void)arg;
-    gd_child_send(out, "hello", "%d", 42);
+    struct seen *s = ctx;
+    assert_true(channel < 2);
+    /* Windows' text streams end lines with CR LF: kept without the CR. */
+    for (size_t i = 0; i < len; i++)
+        if (data[i] != '\r' && s->len[channel] + 1 < sizeof s->text[channel])
+            s->text[channel][s->len[channel]++] = data[i];
 }
 
-/* A function in a child: fork() on POSIX; refused, with a reason, on Windows (docs/windows.md). */
+/* Its output reaches the callback (and this test's own streams), its status comes back, a
+ * crash is a signal, a missing program is GD_ENOENT: the same on POSIX and Windows. */
+static void test_run_tee(void **state)
+{
+    (void)state;
+    char *tee[] = { (char *)self, "--tee", NULL };
+    struct seen seen;
+    memset(&seen, 0, sizeof seen);
+    struct gd_os_run_end end;
+    assert_int_equal(gd_os_run_tee(tee, on_output, &seen, &end), GD_OK);
+    assert_false(end.signaled);
+    assert_int_equal(end.code, 3);
+    assert_false(end.output_lost);
+    assert_string_equal(seen.text[0], "to stdout\n");
+    assert_string_equal(seen.text[1], "to stderr\n");
+
+    char *trap[] = { (char *)self, "--trap", NULL };
+    assert_int_equal(gd_os_run_tee(trap, NULL, NULL, &end), GD_OK);
+    assert_true(end.signaled);
+    assert_int_equal(end.code, SIGILL);
+
+    char *missing[] = { GD_SOURCE_DIR "/no-such-program", NULL };
+    assert_int_equal(gd_os_run_tee(missing, NULL, NULL, &end), GD_ENOENT);
+    char *none[] = { NULL };
+    assert_int_equal(gd_os_run_tee(none, NULL, NULL, &end), GD_EINVAL);
+}
+
+/* ---- function children ------------------------------------------------------------------- */
+
+/* A function child's argument with every kind of value its text form must carry. */
+struct hello {
+    long long n;
+    const char *text, *none;
+};
+
+static void say_hello(void *arg, struct gd_child_out *out)
+{
+    const struct hello *h = arg;
+    gd_child_send(out, "hello", "%lld [%s] [%s]", h->n, h->text, h->none ? h->none : "(none)");
+    /* What it prints must not reach the report: its stdout is the null device. */
+    printf("printed\n");
+    fflush(stdout);
+    fprintf(stderr, "to stderr\n");
+}
+
+static void hello_pack(const void *arg, struct gd_child_args *out)
+{
+    const struct hello *h = arg;
+    gd_child_args_int(out, h->n);
+    gd_child_args_str(out, h->text);
+    gd_child_args_str(out, h->none);
+}
+
+static bool hello_unpack(const struct gd_child_args *in, void *arg)
+{
+    struct hello *h = arg;
+    h->text = gd_child_args_at(in, 1);
+    h->none = gd_child_args_at(in, 2);
+    return in->n == 3 && gd_child_args_get_int(in, 0, &h->n) && h->text;
+}
+
+static const struct gd_child_def hello_def = { "test.hello", say_hello, hello_pack, hello_unpack,
+                                               sizeof(struct hello) };
+/* Never served by this program (main). */
+static const struct gd_child_def stray_def = { "test.stray", say_hello, hello_pack, hello_unpack,
+                                               sizeof(struct hello) };
+
+static const struct hello hello_arg = { -42, "a \"quoted\" b\\ c\\\\ \xc3\xa9t\xc3\xa9 \t", NULL };
+static const char hello_out[] =
+    "hello -42 [a \"quoted\" b\\ c\\\\ \xc3\xa9t\xc3\xa9 \t] [(none)]\n";
+
+/* A function in a child: a fork on POSIX, this program started again on Windows (gd_os_child_serve
+ * in main); the same report either way, and nothing of what it printed. */
 static void test_function_child(void **state)
 {
     (void)state;
     struct gd_child_result r;
-    enum gd_status st = gd_os_child_run(say_hello, NULL, 20000, 4096, &r);
+    assert_int_equal(gd_os_child_run(&hello_def, (void *)&hello_arg, 20000, 4096, &r), GD_OK);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.output, hello_out);
+    assert_string_equal(r.errors, "");
+    gd_child_result_free(&r);
+
+    /* A function this program does not serve: forked all the same on POSIX; on Windows there is
+     * nothing to start, and the reason says so. */
+    enum gd_status st = gd_os_child_run(&stray_def, (void *)&hello_arg, 20000, 4096, &r);
 #ifdef _WIN32
     assert_int_equal(st, GD_EUNSUPPORTED);
     assert_int_equal(r.end, GD_CHILD_EXEC_FAILED);
-    assert_non_null(strstr(r.exec_error, "not supported on Windows"));
+    assert_non_null(strstr(r.exec_error, "does not run test.stray in a child"));
 #else
     assert_int_equal(st, GD_OK);
-    assert_int_equal(r.end, GD_CHILD_EXITED);
-    assert_string_equal(r.output, "hello 42\n");
+    assert_string_equal(r.output, hello_out);
 #endif
     gd_child_result_free(&r);
 }
 
+/* The entry point itself, on every platform: this program started as a program child with the
+ * command line gd_os_child_argv makes says on its standard output what the function sends, and
+ * refuses (125, the reason on standard error) a line that names no function or no argument. */
+static void test_function_entry(void **state)
+{
+    (void)state;
+    char **argv = NULL;
+    assert_int_equal(gd_os_child_argv(self, &hello_def, &hello_arg, &argv), GD_OK);
+    assert_string_equal(argv[1], GD_CHILD_FLAG);
+    assert_string_equal(argv[2], "test.hello");
+    assert_string_equal(argv[3], "=-42");
+    assert_string_equal(argv[5], "!");
+    assert_null(argv[6]);
+    struct gd_child_result r = run_program((const char *const *)argv, NULL, 20000);
+    assert_int_equal(r.end, GD_CHILD_EXITED);
+    assert_int_equal(r.code, 0);
+    assert_string_equal(r.output, hello_out);
+    assert_string_equal(r.errors, "");
+    gd_child_result_free(&r);
+    gd_free(argv);
+    assert_int_equal(gd_os_child_argv(self, &stray_def, &hello_arg, &argv), GD_EUNSUPPORTED);
+    assert_null(argv);
+
+    static const struct {
+        const char *words[5], *says;
+    } bad[] = {
+        { { GD_CHILD_FLAG, NULL }, "no function named" },
+        { { GD_CHILD_FLAG, "test.stray", "=1", "=x", "!" }, "has no function test.stray" },
+        { { GD_CHILD_FLAG, "test.hello", "=1", "x", "!" }, "not x" },
+        { { GD_CHILD_FLAG, "test.hello", "=one", "=x", "!" }, "argument of test.hello" },
+        { { GD_CHILD_FLAG, "test.hello", "=1", "=x" }, "argument of test.hello" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *words[7] = { self };
+        for (size_t k = 0; k < 5 && bad[i].words[k]; k++)
+            words[k + 1] = bad[i].words[k];
+        r = run_program(words, NULL, 20000);
+        assert_int_equal(r.end, GD_CHILD_EXITED);
+        assert_int_equal(r.code, 125);
+        assert_string_equal(r.output, "");
+        if (!strstr(r.errors, bad[i].says))
+            fail_msg("case %lu: stderr \"%s\" lacks \"%s\"", (unsigned long)i, r.errors,
+                     bad[i].says);
+        gd_child_result_free(&r);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    static const struct gd_child_def *const defs[] = { &hello_def };
+    gd_os_child_serve(argc, argv, defs, 1);
     if (argc >= 2 && strncmp(argv[1], "--", 2) == 0)
         return child_role(argc, argv);
     if (argc < 2) {
@@ -287,7 +435,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_program_env_and_exit),
         cmocka_unit_test(test_program_deadline),
         cmocka_unit_test(test_program_crash),
+        cmocka_unit_test(test_run_tee),
         cmocka_unit_test(test_function_child),
+        cmocka_unit_test(test_function_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

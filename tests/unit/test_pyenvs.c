@@ -18,30 +18,32 @@
 #include "testutil.h"
 
 #define FIXTURE GD_SOURCE_DIR "/tests/fixtures/roots/pyenvs"
+/* One of the fixture's symlinks: the fixture means nothing where they are not links. */
+#define FIXTURE_LINK FIXTURE "/usr/local/bin/python3"
 
 /* One line per environment, every field the finder sets, then one per problem. */
 static void describe(const struct gd_pyenvs *envs, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
-#define OUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
+#define PUT(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
     for (size_t i = 0; i < envs->count; i++) {
         const struct gd_pyenv *e = &envs->items[i];
-        OUT("%s %s v=%s py=%s by=%s%s%s", gd_pyenv_kind_name(e->kind), e->prefix,
+        PUT("%s %s v=%s py=%s by=%s%s%s", gd_pyenv_kind_name(e->kind), e->prefix,
             e->version ? e->version : "-", e->python ? e->python : "-", e->found_by,
             e->active ? " active" : "", e->is_default ? " default" : "");
         if (e->kind == GD_PYENV_VENV)
-            OUT(" base=%s system_site=%d", e->base_prefix ? e->base_prefix : "-", e->system_site);
-        OUT(" |");
+            PUT(" base=%s system_site=%d", e->base_prefix ? e->base_prefix : "-", e->system_site);
+        PUT(" |");
         for (size_t k = 0; k < e->site_dirs.count; k++)
-            OUT(" %s", e->site_dirs.items[k]);
-        OUT("\n");
+            PUT(" %s", e->site_dirs.items[k]);
+        PUT("\n");
     }
     for (size_t i = 0; i < envs->nproblems; i++)
-        OUT("! %s: %s\n", envs->problems[i].path, envs->problems[i].reason);
+        PUT("! %s: %s\n", envs->problems[i].path, envs->problems[i].reason);
     if (envs->dropped)
-        OUT("dropped %zu\n", envs->dropped);
-#undef OUT
+        PUT("dropped %zu\n", envs->dropped);
+#undef PUT
     assert_true(n < size);
 }
 
@@ -149,6 +151,7 @@ static const char alice_envs[] =
 static void test_fixture_active(void **state)
 {
     (void)state;
+    tu_need_fixture_links(FIXTURE_LINK);
     static char got[16384];
     find(FIXTURE, alice, got, sizeof got);
     assert_string_equal(got, alice_envs);
@@ -161,6 +164,7 @@ static void test_fixture_active(void **state)
 static void test_fixture_bare(void **state)
 {
     (void)state;
+    tu_need_fixture_links(FIXTURE_LINK);
     static char got[16384];
     find(FIXTURE, NULL, got, sizeof got);
     assert_string_equal(
@@ -212,6 +216,7 @@ static void test_fixture_bare(void **state)
 static void test_fixture_given(void **state)
 {
     (void)state;
+    tu_need_fixture_links(FIXTURE_LINK);
     struct run r;
     run_init(&r, FIXTURE, NULL);
     gd_strlist_push(&r.pythons, "/home/alice/.virtualenvs/web/bin/python");
@@ -248,6 +253,7 @@ static void test_fixture_given(void **state)
 static void test_alloc_failures(void **state)
 {
     (void)state;
+    tu_need_fixture_links(FIXTURE_LINK);
     static char want[16384], got[16384];
     struct run r;
     run_init(&r, FIXTURE, alice);
@@ -485,6 +491,7 @@ static void test_cap(void **state)
 static void test_site_packages(void **state)
 {
     (void)state;
+    tu_need_fixture_links(FIXTURE_LINK);
     struct run r;
     run_init(&r, FIXTURE, alice);
     struct gd_strlist sites = { 0 };

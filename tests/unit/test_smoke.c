@@ -12,12 +12,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifndef _WIN32
 #include <sys/wait.h>
+#endif
 
 #include <cmocka.h>
 
 #include "testutil.h"
 
+#ifndef _WIN32
 /* ptxas on PATH, under CUDA_HOME, or in the toolkit's usual place. */
 static bool find_ptxas(char *buf, size_t size)
 {
@@ -42,10 +45,16 @@ static bool find_ptxas(char *buf, size_t size)
         }
     return false;
 }
+#endif
 
 static void test_ptx_assembles(void **state)
 {
     (void)state;
+#ifdef _WIN32
+    /* The kernel's text is the same in every build; ptxas runs here through a POSIX shell. */
+    print_message("ptxas is run through a POSIX shell: the PTX is assembled in the Linux build\n");
+    skip();
+#else
     char ptxas[PATH_MAX];
     if (!find_ptxas(ptxas, sizeof ptxas)) {
         print_message("no ptxas (CUDA toolkit): the kernel's PTX is not assembled here\n");
@@ -82,6 +91,7 @@ static void test_ptx_assembles(void **state)
     assert_true(assembled > 0);
     tu_rmtree(dir);
     free(dir);
+#endif
 }
 
 /* The kernel's interface as smoke_child.c launches it: gd_smoke(out, in, n). */

@@ -4,19 +4,35 @@
 #include "core/alloc.h"
 #include "sysroot/sysroot.h"
 
-#include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifndef _WIN32
+#include <grp.h>
 #include <sys/wait.h>
+#endif
 
 #include <cmocka.h>
 
 #include "testutil.h"
 
 static char *tree;
+/* Whether the tree has its symlinks and its FIFO: a system without them (Windows has no FIFO;
+ * wine 8 makes no symlink) runs what needs neither, and skips the rest, saying so. */
+static bool links = true, fifo = true;
+
+static void need(bool have, const char *what)
+{
+    if (!have) {
+        print_message("the tree has no %s on this system: skipped\n", what);
+        skip();
+    }
+}
+
+/* The first link the system refuses ends the trying (and the messages). */
+#define LINK(rel, target) (links = links && tu_try_symlink(tree, rel, target))
 
 /* The tree every test reads. Paths name what each entry is for. */
 static int setup(void **state)
@@ -26,23 +42,23 @@ static int setup(void **state)
     tu_write(tree, "etc/passwd", "root-inside\n");
     tu_write(tree, "etc/os-release", "ID=debian\n");
     tu_write(tree, "usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3", "libfoo");
-    tu_symlink(tree, "usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1.2.3");
-    tu_symlink(tree, "usr/lib/x86_64-linux-gnu/libabs.so", "/usr/lib/x86_64-linux-gnu/libfoo.so.1");
-    tu_symlink(tree, "lib", "usr/lib");    /* merged /usr, relative */
-    tu_symlink(tree, "lib64", "/usr/lib"); /* absolute, inside the root */
-    tu_symlink(tree, "esc/passwd-abs", "/etc/passwd");
-    tu_symlink(tree, "esc/passwd-rel", "../../../../etc/passwd");
-    tu_symlink(tree, "esc/passwd-ok", "../etc/passwd");
-    tu_symlink(tree, "esc/up", "../../..");
-    tu_symlink(tree, "esc/etc-abs", "/etc");
-    tu_symlink(tree, "loop/a", "b");
-    tu_symlink(tree, "loop/b", "a");
-    tu_symlink(tree, "loop/self", "self");
-    tu_symlink(tree, "loop/dir", "dir/x");
+    LINK("usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1.2.3");
+    LINK("usr/lib/x86_64-linux-gnu/libabs.so", "/usr/lib/x86_64-linux-gnu/libfoo.so.1");
+    LINK("lib", "usr/lib");    /* merged /usr, relative */
+    LINK("lib64", "/usr/lib"); /* absolute, inside the root */
+    LINK("esc/passwd-abs", "/etc/passwd");
+    LINK("esc/passwd-rel", "../../../../etc/passwd");
+    LINK("esc/passwd-ok", "../etc/passwd");
+    LINK("esc/up", "../../..");
+    LINK("esc/etc-abs", "/etc");
+    LINK("loop/a", "b");
+    LINK("loop/b", "a");
+    LINK("loop/self", "self");
+    LINK("loop/dir", "dir/x");
     tu_write(tree, "notdir/file", "x");
-    tu_symlink(tree, "dangling", "nowhere/at/all");
-    tu_mkfifo(tree, "fifo");
-    tu_symlink(tree, "fifo-link", "fifo");
+    LINK("dangling", "nowhere/at/all");
+    fifo = tu_try_mkfifo(tree, "fifo");
+    LINK("fifo-link", "fifo");
     char hundred[100];
     for (size_t i = 0; i < sizeof hundred; i++)
         hundred[i] = (char)('0' + i % 10);
@@ -53,7 +69,7 @@ static int setup(void **state)
     tu_write(tree, "dir/B", "B");
     tu_write(tree, "dir/.hidden", "h");
     tu_mkdirs(tree, "dir/sub");
-    tu_symlink(tree, "dir/link", "a");
+    LINK("dir/link", "a");
     tu_mkdirs(tree, "emptydir");
     return 0;
 }
@@ -106,10 +122,11 @@ static void test_new(void **state)
                      GD_ENOTDIR);
     assert_null(root);
 
-    /* A root given through a symlink and with "." and ".." is made canonical. */
-    tu_path(path, sizeof path, tree, "lib/../../etc/./..");
+    /* A root given through a symlink (where the tree has links) and with "." and ".." is made
+     * canonical. */
+    tu_path(path, sizeof path, tree, links ? "lib/../../etc/./.." : "etc/../etc/./..");
     assert_int_equal(gd_root_new(path, &root), GD_OK);
-    char *canon = realpath(tree, NULL);
+    char *canon = tu_realpath(tree);
     assert_string_equal(gd_root_dir(root), canon);
     assert_false(gd_root_is_live(root));
     char *host = gd_root_host_path(root, "/etc/passwd");
@@ -126,61 +143,64 @@ static void test_new(void **state)
     gd_root_free(NULL);
 }
 
+enum { LINKS = 1, FIFO = 2 };
+
 struct resolve_case {
     const char *path;
     bool follow_last;
     enum gd_status status;
     const char *want; /* resolved path inside the root */
+    unsigned needs;   /* LINKS, FIFO: what of the tree the case walks through */
 };
 
 static const struct resolve_case resolve_cases[] = {
-    { "/", true, GD_OK, "/" },
-    { "", true, GD_OK, "/" },
-    { "/etc/passwd", true, GD_OK, "/etc/passwd" },
-    { "etc/./passwd", true, GD_OK, "/etc/passwd" },
-    { "//etc///passwd", true, GD_OK, "/etc/passwd" },
-    { "/etc/../etc/passwd", true, GD_OK, "/etc/passwd" },
+    { "/", true, GD_OK, "/", 0 },
+    { "", true, GD_OK, "/", 0 },
+    { "/etc/passwd", true, GD_OK, "/etc/passwd", 0 },
+    { "etc/./passwd", true, GD_OK, "/etc/passwd", 0 },
+    { "//etc///passwd", true, GD_OK, "/etc/passwd", 0 },
+    { "/etc/../etc/passwd", true, GD_OK, "/etc/passwd", 0 },
     /* ".." at "/" stays at "/", as the kernel does for the real root. */
-    { "/../../etc/passwd", true, GD_OK, "/etc/passwd" },
+    { "/../../etc/passwd", true, GD_OK, "/etc/passwd", 0 },
     /* A trailing '/' asks for a directory, as the kernel reads it. */
-    { "/etc/passwd/", true, GD_ENOTDIR, NULL },
-    { "/etc/", true, GD_OK, "/etc" },
+    { "/etc/passwd/", true, GD_ENOTDIR, NULL, 0 },
+    { "/etc/", true, GD_OK, "/etc", 0 },
     /* Relative and absolute links, in the last component and in the middle. */
     { "/usr/lib/x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3", LINKS },
     { "/usr/lib/x86_64-linux-gnu/libfoo.so.1", false, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1" },
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1", LINKS },
     { "/usr/lib/x86_64-linux-gnu/libabs.so", true, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
-    { "/lib/x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
-    { "/lib64/x86_64-linux-gnu/libabs.so", true, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
-    { "/lib", false, GD_OK, "/lib" },
-    { "/lib", true, GD_OK, "/usr/lib" },
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3", LINKS },
+    { "/lib/x86_64-linux-gnu/libfoo.so.1", true, GD_OK, "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3",
+      LINKS },
+    { "/lib64/x86_64-linux-gnu/libabs.so", true, GD_OK, "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3",
+      LINKS },
+    { "/lib", false, GD_OK, "/lib", LINKS },
+    { "/lib", true, GD_OK, "/usr/lib", LINKS },
     /* ".." after a link climbs from the link's target, not from the link (path_resolution(7)). */
-    { "/lib/../etc/passwd", true, GD_ENOENT, NULL },
-    { "/lib/../lib/x86_64-linux-gnu", true, GD_OK, "/usr/lib/x86_64-linux-gnu" },
+    { "/lib/../etc/passwd", true, GD_ENOENT, NULL, LINKS },
+    { "/lib/../lib/x86_64-linux-gnu", true, GD_OK, "/usr/lib/x86_64-linux-gnu", LINKS },
     /* Links out of the root land inside it. */
-    { "/esc/passwd-abs", true, GD_OK, "/etc/passwd" },
-    { "/esc/passwd-rel", true, GD_OK, "/etc/passwd" },
-    { "/esc/passwd-ok", true, GD_OK, "/etc/passwd" },
-    { "/esc/etc-abs/passwd", true, GD_OK, "/etc/passwd" },
-    { "/esc/up/etc/passwd", true, GD_OK, "/etc/passwd" },
+    { "/esc/passwd-abs", true, GD_OK, "/etc/passwd", LINKS },
+    { "/esc/passwd-rel", true, GD_OK, "/etc/passwd", LINKS },
+    { "/esc/passwd-ok", true, GD_OK, "/etc/passwd", LINKS },
+    { "/esc/etc-abs/passwd", true, GD_OK, "/etc/passwd", LINKS },
+    { "/esc/up/etc/passwd", true, GD_OK, "/etc/passwd", LINKS },
     /* Loops. */
-    { "/loop/a", true, GD_ELOOP, NULL },
-    { "/loop/a", false, GD_OK, "/loop/a" },
-    { "/loop/self", true, GD_ELOOP, NULL },
-    { "/loop/self/x", false, GD_ELOOP, NULL },
-    { "/loop/dir/y", true, GD_ELOOP, NULL },
+    { "/loop/a", true, GD_ELOOP, NULL, LINKS },
+    { "/loop/a", false, GD_OK, "/loop/a", LINKS },
+    { "/loop/self", true, GD_ELOOP, NULL, LINKS },
+    { "/loop/self/x", false, GD_ELOOP, NULL, LINKS },
+    { "/loop/dir/y", true, GD_ELOOP, NULL, LINKS },
     /* A file in the middle of a path, missing entries, dangling links. */
-    { "/notdir/file/x", true, GD_ENOTDIR, NULL },
-    { "/notdir/file", true, GD_OK, "/notdir/file" },
-    { "/missing/x", true, GD_ENOENT, NULL },
-    { "/missing", true, GD_ENOENT, NULL },
-    { "/dangling", true, GD_ENOENT, NULL },
-    { "/dangling", false, GD_OK, "/dangling" },
-    { "/fifo-link", true, GD_OK, "/fifo" },
+    { "/notdir/file/x", true, GD_ENOTDIR, NULL, 0 },
+    { "/notdir/file", true, GD_OK, "/notdir/file", 0 },
+    { "/missing/x", true, GD_ENOENT, NULL, 0 },
+    { "/missing", true, GD_ENOENT, NULL, 0 },
+    { "/dangling", true, GD_ENOENT, NULL, LINKS },
+    { "/dangling", false, GD_OK, "/dangling", LINKS },
+    { "/fifo-link", true, GD_OK, "/fifo", LINKS | FIFO },
 };
 
 static void test_resolve(void **state)
@@ -188,9 +208,13 @@ static void test_resolve(void **state)
     (void)state;
     struct gd_root *root = open_tree();
     /* Twice: the second pass goes through what the root remembers of the first. */
-    size_t n = sizeof resolve_cases / sizeof *resolve_cases;
+    size_t n = sizeof resolve_cases / sizeof *resolve_cases, skipped = 0;
     for (size_t k = 0; k < 2 * n; k++) {
         const struct resolve_case *c = &resolve_cases[k % n];
+        if (((c->needs & LINKS) && !links) || ((c->needs & FIFO) && !fifo)) {
+            skipped++;
+            continue;
+        }
         char *out = (char *)1;
         enum gd_status st = gd_root_resolve(root, c->path, c->follow_last, &out);
         if (st != c->status)
@@ -205,6 +229,10 @@ static void test_resolve(void **state)
                      c->want);
         gd_free(out);
     }
+    if (skipped)
+        print_message("%lu of %lu cases walk through links or a FIFO this system cannot make: "
+                      "not run\n",
+                      (unsigned long)skipped / 2, (unsigned long)n);
     gd_root_free(root);
 }
 
@@ -301,6 +329,7 @@ static void test_snapshot(void **state)
 static void test_escape(void **state)
 {
     (void)state;
+    need(links, "symbolic links");
     struct gd_root *root = open_tree();
     char *data = NULL;
     size_t len = 0;
@@ -335,6 +364,7 @@ static void test_escape(void **state)
 static void test_loops(void **state)
 {
     (void)state;
+    need(links, "symbolic links");
     struct gd_root *root = open_tree();
     char *data = NULL;
     size_t len = 0;
@@ -361,6 +391,8 @@ static void test_loops(void **state)
 static void test_stat_and_readlink(void **state)
 {
     (void)state;
+    need(links, "symbolic links");
+    need(fifo, "FIFO");
     struct gd_root *root = open_tree();
     struct gd_os_stat st;
     assert_int_equal(gd_root_stat(root, "/lib", &st), GD_OK);
@@ -399,6 +431,9 @@ static void test_stat_and_readlink(void **state)
 static void test_fifo(void **state)
 {
     (void)state;
+    need(fifo, "FIFO");
+    need(links, "symbolic links");
+#ifndef _WIN32
     struct gd_root *root = open_tree();
     char *data = (char *)1;
     size_t len = 1;
@@ -432,6 +467,7 @@ static void test_fifo(void **state)
     /* Opened twice, noted once. */
     assert_int_equal(count_kind(root, GD_ANOMALY_NOT_REGULAR), 3);
     gd_root_free(root);
+#endif
 }
 
 static void test_read_file(void **state)
@@ -469,12 +505,16 @@ static void test_read_file(void **state)
     gd_free(data);
 
     /* Through links. */
-    assert_int_equal(gd_root_read_file(root, "/lib64/x86_64-linux-gnu/libabs.so", 10, &data, &len),
-                     GD_OK);
-    assert_string_equal(data, "libfoo");
-    gd_free(data);
+    if (links) {
+        assert_int_equal(
+            gd_root_read_file(root, "/lib64/x86_64-linux-gnu/libabs.so", 10, &data, &len), GD_OK);
+        assert_string_equal(data, "libfoo");
+        gd_free(data);
+        assert_int_equal(gd_root_read_file(root, "/dangling", 10, &data, &len), GD_ENOENT);
+    } else {
+        print_message("no symbolic links on this system: files not read through them\n");
+    }
     assert_int_equal(gd_root_read_file(root, "/missing", 10, &data, &len), GD_ENOENT);
-    assert_int_equal(gd_root_read_file(root, "/dangling", 10, &data, &len), GD_ENOENT);
     assert_int_equal(gd_root_read_file(root, "/notdir/file/x", 10, &data, &len), GD_ENOTDIR);
     assert_int_equal(gd_root_anomaly_count(root), 1);
     gd_root_free(root);
@@ -519,7 +559,9 @@ static void test_read_large(void **state)
     assert_non_null(find_anomaly(root, GD_ANOMALY_TOO_LARGE, "/large"));
 
     struct gd_os_file *f = NULL;
-    assert_int_equal(gd_root_open(root, "/lib/x86_64-linux-gnu/libfoo.so.1", &f), GD_OK);
+    const char *lib =
+        links ? "/lib/x86_64-linux-gnu/libfoo.so.1" : "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3";
+    assert_int_equal(gd_root_open(root, lib, &f), GD_OK);
     char buf[16];
     size_t got = 0;
     assert_int_equal(gd_os_pread(f, buf, sizeof buf, 3, &got), GD_OK);
@@ -537,16 +579,18 @@ static void test_list(void **state)
     struct gd_names names;
     assert_int_equal(gd_root_list(root, "/dir", &names), GD_OK);
     static const char *const want[] = { ".hidden", "B", "a", "c", "link", "sub" };
-    assert_int_equal(names.count, sizeof want / sizeof *want);
+    static const char *const want_no_link[] = { ".hidden", "B", "a", "c", "sub" };
+    const char *const *w = links ? want : want_no_link;
+    assert_int_equal(names.count, links ? 6 : 5);
     for (size_t i = 0; i < names.count; i++)
-        assert_string_equal(names.names[i], want[i]);
+        assert_string_equal(names.names[i], w[i]);
     gd_names_free(&names);
     assert_null(names.names);
     assert_int_equal(names.count, 0);
     gd_names_free(&names); /* twice is harmless */
 
-    /* Through a directory link, and a relative path. */
-    assert_int_equal(gd_root_list(root, "lib", &names), GD_OK);
+    /* Through a directory link (where the tree has links), and a relative path. */
+    assert_int_equal(gd_root_list(root, links ? "lib" : "usr/lib", &names), GD_OK);
     assert_int_equal(names.count, 1);
     assert_string_equal(names.names[0], "x86_64-linux-gnu");
     gd_names_free(&names);
@@ -557,8 +601,10 @@ static void test_list(void **state)
     assert_int_equal(gd_root_list(root, "/missing", &names), GD_ENOENT);
     assert_null(names.names);
     assert_int_equal(gd_root_list(root, "/etc/passwd", &names), GD_ENOTDIR);
-    assert_int_equal(gd_root_list(root, "/loop/a", &names), GD_ELOOP);
-    assert_int_equal(names.count, 0);
+    if (links) {
+        assert_int_equal(gd_root_list(root, "/loop/a", &names), GD_ELOOP);
+        assert_int_equal(names.count, 0);
+    }
 
     /* The root itself lists the top of the tree. */
     assert_int_equal(gd_root_list(root, "/", &names), GD_OK);
@@ -575,6 +621,7 @@ static void test_list(void **state)
     gd_root_free(root);
 }
 
+#ifndef _WIN32
 /* Runs in a child without privileges: a mode-000 file and directory cannot be read. */
 static int unreadable_child(void)
 {
@@ -618,9 +665,17 @@ static int unreadable_child(void)
     return bad;
 }
 
+#endif
+
 static void test_unreadable(void **state)
 {
     (void)state;
+#ifdef _WIN32
+    /* An unreadable file takes an ACL on Windows (and wine keeps none): the mode-000 case is the
+     * POSIX build's. */
+    print_message("no mode bits on Windows: a file cannot be made unreadable here: skipped\n");
+    skip();
+#else
     tu_write(tree, "secret/file", "secret");
     tu_write(tree, "secret/dir/inner", "x");
     tu_chmod(tree, "secret/file", 0);
@@ -646,6 +701,7 @@ static void test_unreadable(void **state)
     }
     if (WEXITSTATUS(status) != 0)
         fail_msg("unreadable checks failed in the child: code %d", WEXITSTATUS(status));
+#endif
 }
 
 static void test_long_paths(void **state)
@@ -690,14 +746,18 @@ static void test_live_root(void **state)
     struct gd_root *root = NULL;
     assert_int_equal(gd_root_new("/", &root), GD_OK);
     assert_true(gd_root_is_live(root));
-    assert_string_equal(gd_root_dir(root), "/");
+    /* "/" itself; on Windows the root of the current drive ("C:/"), which "/" names there. */
+    char *top = tu_realpath("/");
+    assert_string_equal(gd_root_dir(root), top);
+    free(top);
+    char *data = NULL;
+    size_t len = 0;
+#ifndef _WIN32
     char *host = gd_root_host_path(root, "/proc/self/status");
     assert_string_equal(host, "/proc/self/status");
     gd_free(host);
 
     /* /proc files report size 0: the reader goes to EOF all the same. */
-    char *data = NULL;
-    size_t len = 0;
     assert_int_equal(gd_root_read_file(root, "/proc/self/status", 64 * 1024, &data, &len), GD_OK);
     assert_true(len > 0);
     assert_int_equal(strlen(data), len);
@@ -711,12 +771,22 @@ static void test_live_root(void **state)
     assert_int_equal(gd_root_read_head(root, "/proc/self/status", 5, &data, &len), GD_OK);
     assert_string_equal(data, "Name:");
     gd_free(data);
+#endif
 
     /* The tree read through the live root by its host path. */
     char path[PATH_MAX];
+    /* ".." after lib: from lib's target (usr/lib) on POSIX, where nothing is found; Windows
+     * takes "lib/.." away before it looks the path up, lib or no lib. */
+#ifdef _WIN32
+    enum gd_status want_up = GD_OK;
+#else
+    enum gd_status want_up = GD_ENOENT;
+#endif
     assert_int_equal(gd_root_read_file(root, tu_path(path, sizeof path, tree, "lib/../etc/passwd"),
                                        64, &data, &len),
-                     GD_ENOENT);
+                     want_up);
+    if (want_up == GD_OK)
+        gd_free(data);
     assert_int_equal(
         gd_root_read_file(root, tu_path(path, sizeof path, tree, "etc/passwd"), 64, &data, &len),
         GD_OK);
@@ -725,10 +795,12 @@ static void test_live_root(void **state)
     assert_int_equal(gd_root_access(root, path, true, false), GD_OK);
     assert_int_equal(gd_root_access(root, tu_path(path, sizeof path, tree, "missing"), true, false),
                      GD_ENOENT);
-    assert_int_equal(
-        gd_root_read_file(root, tu_path(path, sizeof path, tree, "loop/a"), 64, &data, &len),
-        GD_ELOOP);
-    assert_non_null(find_anomaly(root, GD_ANOMALY_LOOP, path));
+    if (links) {
+        assert_int_equal(
+            gd_root_read_file(root, tu_path(path, sizeof path, tree, "loop/a"), 64, &data, &len),
+            GD_ELOOP);
+        assert_non_null(find_anomaly(root, GD_ANOMALY_LOOP, path));
+    }
     gd_root_free(root);
 }
 
@@ -736,6 +808,7 @@ static void test_live_root(void **state)
 static void test_anomaly_cap(void **state)
 {
     (void)state;
+    need(links, "symbolic links");
     struct gd_root *root = open_tree();
     char path[64];
     struct gd_os_stat st;
@@ -797,12 +870,15 @@ static void test_alloc_failures(void **state)
 {
     (void)state;
     struct gd_root *root = open_tree();
+    /* Through the links where the tree has them. */
+    const char *file =
+        links ? "/lib64/x86_64-linux-gnu/libabs.so" : "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3";
+    const char *dir = links ? "/lib/../../dir" : "/usr/lib/../../dir";
     for (unsigned long n = 1;; n++) {
         gd_alloc_fail_at(n);
         char *data = NULL;
         size_t len = 0;
-        enum gd_status st =
-            gd_root_read_file(root, "/lib64/x86_64-linux-gnu/libabs.so", 64, &data, &len);
+        enum gd_status st = gd_root_read_file(root, file, 64, &data, &len);
         gd_alloc_fail_at(0);
         if (st == GD_OK) {
             assert_string_equal(data, "libfoo");
@@ -816,10 +892,10 @@ static void test_alloc_failures(void **state)
     for (unsigned long n = 1;; n++) {
         gd_alloc_fail_at(n);
         struct gd_names names;
-        enum gd_status st = gd_root_list(root, "/lib/../../dir", &names);
+        enum gd_status st = gd_root_list(root, dir, &names);
         gd_alloc_fail_at(0);
         if (st == GD_OK) {
-            assert_int_equal(names.count, 6);
+            assert_int_equal(names.count, links ? 6 : 5);
             gd_names_free(&names);
             break;
         }
