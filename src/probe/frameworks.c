@@ -777,7 +777,9 @@ static void scan_env(struct gd_fwscan *s, const struct gd_pyenv *env, struct gd_
         record_keras(s, env->prefix, keras);
     /* The libraries of the frameworks this environment owns (a shared site directory's are
      * done with the first environment that imports from it). */
-    for (size_t i = 0; i < nmine && st == GD_OK && alive(s); i++) {
+    /* On Windows the native modules are .pyd files and the libraries DLLs, found by Windows'
+     * search order (src/loader's Windows emulation), not the ELF loader's. */
+    for (size_t i = 0; i < nmine && st == GD_OK && alive(s) && !s->ctx->windows; i++) {
         struct gd_fw *fw = &s->fws[mine[i]];
         if (strcmp(fw->env, env->prefix) == 0 && strcmp(fw->build, "cuda") == 0)
             gd_fw_probe_libraries(s, fw, &env->site_dirs);

@@ -166,9 +166,39 @@ static bool is_windows(struct gd_probe_ctx *ctx, struct gd_source *src)
     return false;
 }
 
+/* The drive the root is: Windows paths of the inspected machine (its variables) are read on it.
+ * SystemDrive of the inspected environment says which drive Windows runs from; without it, a
+ * root that is a whole drive ("C:/", the live machine under gpudoctor.exe) is that drive; else
+ * C:, Windows' default. */
+static void windows_drive(struct gd_probe_ctx *ctx, struct gd_entity *host)
+{
+    const char *sys = gd_probe_getenv(ctx, "SystemDrive");
+    const char *dir = gd_root_dir(ctx->root);
+    struct gd_source src;
+    char d = 'C';
+    if (sys && ((sys[0] >= 'A' && sys[0] <= 'Z') || (sys[0] >= 'a' && sys[0] <= 'z')) &&
+        sys[1] == ':' && (!sys[2] || ((sys[2] == '\\' || sys[2] == '/') && !sys[3]))) {
+        d = sys[0];
+        src = gd_src(GD_SOURCE_ENV, "SystemDrive");
+    } else if (((dir[0] >= 'A' && dir[0] <= 'Z') || (dir[0] >= 'a' && dir[0] <= 'z')) &&
+               dir[1] == ':' && dir[2] == '/' && !dir[3]) {
+        d = dir[0];
+        src = gd_src(GD_SOURCE_OPTION, "--root");
+    } else {
+        src = gd_src(GD_SOURCE_DERIVED, "Windows' default system drive");
+    }
+    if (d >= 'a' && d <= 'z')
+        d = (char)(d - 'a' + 'A');
+    ctx->drive = d;
+    char text[3] = { d, ':', '\0' };
+    gd_fact_str(host, "windows.drive", text, src);
+}
+
 static void probe_windows(struct gd_probe_ctx *ctx, struct gd_entity *host, struct gd_source src)
 {
+    ctx->windows = true;
     gd_fact_str(host, "os.id", "windows", src);
+    windows_drive(ctx, host);
     if (gd_root_is_live(ctx->root)) {
         struct gd_os_uname u;
         if (gd_os_uname(&u) == GD_OK) {

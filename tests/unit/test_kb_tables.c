@@ -135,6 +135,7 @@ static const struct {
       "windows_native_gpu",
       { "tensorflow_below", "cuda", "cudnn", "commands", NULL } },
     { "tf_builds", "pip_requirements", { "cuda", "cudnn", "driver_linux", "commands", NULL } },
+    { "tf_builds", "wsl_setup", { "where", "commands", NULL } },
     { "windows_cuda", "toolkit_dir", { "path", "subdir", "bin", NULL } },
     { "windows_cuda", "env", { "meaning", NULL } },
     { "windows_cuda", "cudnn_dir", { "path", "subdir", "bin", NULL } },
