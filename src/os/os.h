@@ -76,6 +76,9 @@ enum gd_status gd_os_libc_version(char *buf, size_t size);
 /* Copy this process's environment into `env`. */
 enum gd_status gd_os_environ(struct gd_env *env);
 bool gd_os_isatty(int fd);
+/* Whether this platform's file systems match names ignoring case (Windows: NTFS as Win32 opens
+ * it; POSIX: false, even where a mount folds case). */
+bool gd_os_names_ignore_case(void);
 /* Monotonic clock in nanoseconds, for timing. */
 unsigned long long gd_os_monotonic_ns(void);
 /* This process's current directory (new memory). */

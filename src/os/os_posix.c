@@ -281,6 +281,11 @@ bool gd_os_isatty(int fd)
     return isatty(fd) == 1;
 }
 
+bool gd_os_names_ignore_case(void)
+{
+    return false;
+}
+
 unsigned long long gd_os_monotonic_ns(void)
 {
     struct timespec ts;

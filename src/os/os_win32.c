@@ -472,6 +472,11 @@ bool gd_os_isatty(int fd)
     return _isatty(fd) != 0;
 }
 
+bool gd_os_names_ignore_case(void)
+{
+    return true;
+}
+
 unsigned long long gd_os_monotonic_ns(void)
 {
     LARGE_INTEGER f, c;

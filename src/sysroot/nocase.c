@@ -3,6 +3,7 @@
 
 #include "core/alloc.h"
 #include "core/winpath.h"
+#include "os/os.h"
 
 #include <string.h>
 
@@ -20,6 +21,39 @@ static char *join(const char *dir, const char *name, size_t n)
     memcpy(p + d + 1, name, n);
     p[d + 1 + n] = '\0';
     return p;
+}
+
+/* The entry of `dir` named `name` (n bytes): spelled exactly, else the first whose name folds to
+ * it. On GD_OK `*out` is new memory. */
+static enum gd_status spelling(struct gd_root *root, const char *dir, const char *name, size_t n,
+                               char **out)
+{
+    *out = NULL;
+    char want[256];
+    if (n >= sizeof want)
+        return GD_ENOENT;
+    memcpy(want, name, n);
+    want[n] = '\0';
+    struct gd_names names;
+    enum gd_status st = gd_root_list(root, dir, &names);
+    if (st != GD_OK)
+        return st;
+    const char *hit = NULL;
+    for (size_t i = 0; i < names.count; i++) {
+        if (strcmp(names.names[i], want) == 0) {
+            hit = names.names[i];
+            break;
+        }
+        if (!hit && gd_winpath_name_eq(names.names[i], want))
+            hit = names.names[i];
+    }
+    st = GD_ENOENT;
+    if (hit) {
+        *out = join(dir, hit, strlen(hit));
+        st = *out ? GD_OK : GD_ENOMEM;
+    }
+    gd_names_free(&names);
+    return st;
 }
 
 enum gd_status gd_root_find_nocase(struct gd_root *root, const char *path, char **out)
@@ -41,25 +75,19 @@ enum gd_status gd_root_find_nocase(struct gd_root *root, const char *path, char 
         char *next = join(cur, p, n);
         struct gd_os_stat s;
         st = next ? gd_root_lstat(root, next, &s) : GD_ENOMEM;
-        if (st == GD_ENOENT) {
-            /* Not spelled so: the directory's entry that folds to the same name. */
-            gd_free(next);
-            next = NULL;
-            char want[256];
-            struct gd_names names;
-            if (n >= sizeof want) {
-                st = GD_ENOENT;
-            } else if ((st = gd_root_list(root, cur, &names)) == GD_OK) {
-                memcpy(want, p, n);
-                want[n] = '\0';
-                st = GD_ENOENT;
-                for (size_t i = 0; i < names.count && st == GD_ENOENT; i++) {
-                    if (!gd_winpath_name_eq(names.names[i], want))
-                        continue;
-                    next = join(cur, names.names[i], strlen(names.names[i]));
-                    st = next ? GD_OK : GD_ENOMEM;
-                }
-                gd_names_free(&names);
+        bool exact = st == GD_OK;
+        if (st == GD_ENOENT || (exact && gd_os_names_ignore_case())) {
+            /* The directory's entry spelled so, else the one that folds to the same name. */
+            char *spelled = NULL;
+            enum gd_status ls = spelling(root, cur, p, n, &spelled);
+            if (ls == GD_OK) {
+                gd_free(next);
+                next = spelled;
+                st = GD_OK;
+            } else if (!exact || ls == GD_ENOMEM) {
+                gd_free(next);
+                next = NULL;
+                st = ls;
             }
         }
         gd_free(cur);

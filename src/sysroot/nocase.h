@@ -2,8 +2,9 @@
  * Names on a Windows tree, looked up as Windows looks them up: NTFS keeps the case a name was
  * written with and matches any. A mounted Windows disk (ntfs-3g), an unpacked image or a wine
  * prefix read from Linux is case-sensitive, and "C:\windows\system32" names the directory that
- * the tree spells "Windows/System32". On the live Windows machine the file system folds case
- * itself, so the exact name is found first and nothing is listed.
+ * the tree spells "Windows/System32". On Windows the file system folds case itself and finds
+ * any spelling; the directory is listed all the same, so that the name comes back as the disk
+ * spells it and a report reads the same natively and from Linux.
  */
 #ifndef GD_SYSROOT_NOCASE_H
 #define GD_SYSROOT_NOCASE_H
