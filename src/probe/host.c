@@ -166,24 +166,29 @@ static bool is_windows(struct gd_probe_ctx *ctx, struct gd_source *src)
     return false;
 }
 
+static bool is_drive_letter(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
 /* The drive the root is: Windows paths of the inspected machine (its variables) are read on it.
- * SystemDrive of the inspected environment says which drive Windows runs from; without it, a
- * root that is a whole drive ("C:/", the live machine under gpudoctor.exe) is that drive; else
- * C:, Windows' default. */
+ * A root that is a whole drive ("C:/", "D:\\" given to gpudoctor.exe, the live machine) is that
+ * drive, whatever SystemDrive says: "C:\\x" must never be read from another drive. A tree
+ * (a mounted disk, a copy) is the drive SystemDrive of the inspected environment names, else C:,
+ * Windows' default. */
 static void windows_drive(struct gd_probe_ctx *ctx, struct gd_entity *host)
 {
     const char *sys = gd_probe_getenv(ctx, "SystemDrive");
     const char *dir = gd_root_dir(ctx->root);
     struct gd_source src;
     char d = 'C';
-    if (sys && ((sys[0] >= 'A' && sys[0] <= 'Z') || (sys[0] >= 'a' && sys[0] <= 'z')) &&
-        sys[1] == ':' && (!sys[2] || ((sys[2] == '\\' || sys[2] == '/') && !sys[3]))) {
-        d = sys[0];
-        src = gd_src(GD_SOURCE_ENV, "SystemDrive");
-    } else if (((dir[0] >= 'A' && dir[0] <= 'Z') || (dir[0] >= 'a' && dir[0] <= 'z')) &&
-               dir[1] == ':' && dir[2] == '/' && !dir[3]) {
+    if (is_drive_letter(dir[0]) && dir[1] == ':' && dir[2] == '/' && !dir[3]) {
         d = dir[0];
         src = gd_src(GD_SOURCE_OPTION, "--root");
+    } else if (sys && is_drive_letter(sys[0]) && sys[1] == ':' &&
+               (!sys[2] || ((sys[2] == '\\' || sys[2] == '/') && !sys[3]))) {
+        d = sys[0];
+        src = gd_src(GD_SOURCE_ENV, "SystemDrive");
     } else {
         src = gd_src(GD_SOURCE_DERIVED, "Windows' default system drive");
     }

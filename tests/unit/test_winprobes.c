@@ -168,6 +168,46 @@ static void test_tf215(void **state)
     gd_options_free(o);
 }
 
+/* The drive Windows paths are read on: SystemDrive of the inspected environment for a tree
+ * (a root that is a whole drive, "C:/" under gpudoctor.exe, is that drive whatever the variable
+ * says; no tree of the repository is one), else C:. A path on another drive names nothing. */
+static void test_drive(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *system_drive; /* NULL: unset */
+        const char *want;
+        const char *cuda_path;
+        enum gd_fact_state exists; /* of env.CUDA_PATH.exists */
+    } cases[] = {
+        { NULL, "C:", "C:\\CUDA", GD_FACT_KNOWN },
+        { "D:", "D:", "D:\\CUDA", GD_FACT_KNOWN },
+        { "D:", "D:", "C:\\CUDA", GD_FACT_UNKNOWN },
+        { "e:\\", "E:", "E:\\CUDA", GD_FACT_KNOWN },
+        { "C:\\Windows", "C:", "C:\\CUDA", GD_FACT_KNOWN },
+        { "", "C:", "D:\\CUDA", GD_FACT_UNKNOWN },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sys[64], cuda[64];
+        snprintf(sys, sizeof sys, "SystemDrive=%s", cases[i].system_drive);
+        snprintf(cuda, sizeof cuda, "CUDA_PATH=%s", cases[i].cuda_path);
+        const char *env[] = { cuda, cases[i].system_drive ? sys : NULL, NULL };
+        struct gd_options *o = options(ROOTS "win-nodriver", env);
+        struct gd_report *r = NULL;
+        assert_int_equal(gd_check(o, &r), GD_OK);
+        expect(r, "host", "windows.drive", cases[i].want);
+        const struct gd_fact *f = gd_entity_fact(gd_report_entity(r, "env"), "CUDA_PATH.exists");
+        assert_non_null(f);
+        if (gd_fact_state(f) != cases[i].exists)
+            fail_msg("case %zu: CUDA_PATH.exists state %d, want %d (%s)", i, gd_fact_state(f),
+                     cases[i].exists, gd_fact_reason(f) ? gd_fact_reason(f) : "");
+        if (cases[i].exists == GD_FACT_UNKNOWN)
+            assert_non_null(strstr(gd_fact_reason(f), "drive"));
+        gd_report_free(r);
+        gd_options_free(o);
+    }
+}
+
 /* Each allocation of a whole check of a Windows root failed in turn: GD_ENOMEM every time, and
  * the run without a failure is complete. */
 static void alloc_failures(const char *root, const char *const *env)
@@ -210,6 +250,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tf210),
         cmocka_unit_test(test_tf215),
+        cmocka_unit_test(test_drive),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
