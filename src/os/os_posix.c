@@ -286,6 +286,13 @@ bool gd_os_names_ignore_case(void)
     return false;
 }
 
+enum gd_status gd_os_stored_name(const char *path, char **name)
+{
+    (void)path;
+    *name = NULL;
+    return GD_EUNSUPPORTED;
+}
+
 unsigned long long gd_os_monotonic_ns(void)
 {
     struct timespec ts;

@@ -75,20 +75,23 @@ enum gd_status gd_root_find_nocase(struct gd_root *root, const char *path, char 
         char *next = join(cur, p, n);
         struct gd_os_stat s;
         st = next ? gd_root_lstat(root, next, &s) : GD_ENOMEM;
-        bool exact = st == GD_OK;
-        if (st == GD_ENOENT || (exact && gd_os_names_ignore_case())) {
-            /* The directory's entry spelled so, else the one that folds to the same name. */
-            char *spelled = NULL;
-            enum gd_status ls = spelling(root, cur, p, n, &spelled);
-            if (ls == GD_OK) {
+        if (st == GD_OK && gd_os_names_ignore_case()) {
+            /* Windows found it whatever the spelling: the name as the disk stores it. */
+            char *stored = NULL;
+            enum gd_status ns = gd_root_stored_name(root, next, &stored);
+            if (ns == GD_OK) {
                 gd_free(next);
-                next = spelled;
-                st = GD_OK;
-            } else if (!exact || ls == GD_ENOMEM) {
-                gd_free(next);
-                next = NULL;
-                st = ls;
+                next = join(cur, stored, strlen(stored));
+                st = next ? GD_OK : GD_ENOMEM;
+            } else if (ns == GD_ENOMEM) {
+                st = GD_ENOMEM;
             }
+            gd_free(stored);
+        } else if (st == GD_ENOENT) {
+            /* The directory's entry spelled so, else the one that folds to the same name. */
+            gd_free(next);
+            next = NULL;
+            st = spelling(root, cur, p, n, &next);
         }
         gd_free(cur);
         cur = next;

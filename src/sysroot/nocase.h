@@ -3,8 +3,8 @@
  * written with and matches any. A mounted Windows disk (ntfs-3g), an unpacked image or a wine
  * prefix read from Linux is case-sensitive, and "C:\windows\system32" names the directory that
  * the tree spells "Windows/System32". On Windows the file system folds case itself and finds
- * any spelling; the directory is listed all the same, so that the name comes back as the disk
- * spells it and a report reads the same natively and from Linux.
+ * any spelling; the name found is then asked for as the disk stores it (gd_root_stored_name), so
+ * that a report reads the same natively and from Linux.
  */
 #ifndef GD_SYSROOT_NOCASE_H
 #define GD_SYSROOT_NOCASE_H

@@ -726,6 +726,21 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     return GD_OK;
 }
 
+enum gd_status gd_root_stored_name(struct gd_root *root, const char *path, char **name)
+{
+    *name = NULL;
+    if (!gd_os_names_ignore_case())
+        return GD_EUNSUPPORTED;
+    char *host;
+    enum gd_status st = host_for(root, path, false, &host);
+    if (st == GD_OK) {
+        st = gd_os_stored_name(host, name);
+        gd_free(host);
+    }
+    note_status(root, st == GD_ENOMEM ? st : GD_OK, path);
+    return st;
+}
+
 enum gd_status gd_root_access(struct gd_root *root, const char *path, bool read, bool write)
 {
     if (!root->live)

@@ -3,6 +3,7 @@
  * the repository, read only, so the test runs the same under wine). */
 #include "core/alloc.h"
 #include "core/winpath.h"
+#include "os/os.h"
 #include "sysroot/nocase.h"
 
 #include <setjmp.h>
@@ -99,6 +100,34 @@ static void test_nocase(void **state)
         else
             assert_null(out);
         gd_free(out);
+    }
+    /* The stored spelling of a name: Windows' own answer; POSIX stores names as asked. */
+    static const struct {
+        const char *in;
+        enum gd_status want; /* on Windows */
+        const char *name;
+    } stored[] = {
+        { "/Windows", GD_OK, "Windows" },
+        { "/windows/SYSTEM32", GD_OK, "System32" },
+        { "/Windows/System32/NVCUDA.dll", GD_OK, "nvcuda.dll" },
+        { "/Windows/zlibwapi.dll", GD_ENOENT, NULL },
+        { "/Windows/System32/nv*.dll", GD_ENOENT, NULL }, /* never a wildcard */
+    };
+    for (size_t i = 0; i < sizeof stored / sizeof *stored; i++) {
+        char *name = (char *)1;
+        enum gd_status st = gd_root_stored_name(root, stored[i].in, &name);
+        if (!gd_os_names_ignore_case()) {
+            assert_int_equal(st, GD_EUNSUPPORTED);
+            assert_null(name);
+            continue;
+        }
+        if (st != stored[i].want)
+            fail_msg("%s: status %d, want %d", stored[i].in, st, stored[i].want);
+        if (st == GD_OK)
+            assert_string_equal(name, stored[i].name);
+        else
+            assert_null(name);
+        gd_free(name);
     }
     /* Every allocation failed in turn. */
     for (unsigned long n = 1;; n++) {
