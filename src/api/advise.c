@@ -189,10 +189,14 @@ static enum gd_status probe(const struct gd_options *o, const struct gd_kb *kb,
         return GD_ENOMEM;
     struct gd_probe_ctx ctx = { .root = p->root, .env = p->env, .report = p->report, .kb = kb };
     gd_probe_host(&ctx);
-    gd_probe_kernel_module(&ctx);
-    gd_probe_gpus(&ctx);
-    gd_probe_driver_libs(&ctx);
-    gd_probe_wsl(&ctx);
+    if (ctx.windows) {
+        gd_probe_win_driver(&ctx);
+    } else {
+        gd_probe_kernel_module(&ctx);
+        gd_probe_gpus(&ctx);
+        gd_probe_driver_libs(&ctx);
+        gd_probe_wsl(&ctx);
+    }
     if (gd_report_failed(p->report) || gd_root_out_of_memory(p->root))
         return GD_ENOMEM;
     const struct gd_report *r = p->report;
@@ -212,15 +216,23 @@ static enum gd_status probe(const struct gd_options *o, const struct gd_kb *kb,
         m->driver_kind = gd_source_kind_name(gd_fact_source_kind(driver));
         m->driver_ref = gd_fact_source_ref(driver);
     } else {
+        /* Why there is no version: the kernel module's fact on Linux, nvcuda.dll's on Windows. */
         const struct gd_fact *km = gd_report_fact(r, "driver", "kernel_module.version");
-        m->no_driver = km && gd_fact_reason(km) ? gd_fact_reason(km)
-                                                : "no NVIDIA kernel module and no libcuda.so.1 "
-                                                  "with a version";
+        if (!km)
+            km = gd_report_fact(r, "driver", "nvcuda.version");
+        if (!km)
+            km = gd_report_fact(r, "driver", "nvcuda.path");
+        m->no_driver = km && gd_fact_reason(km)     ? gd_fact_reason(km)
+                       : env.os == GD_KB_OS_WINDOWS ? "no nvcuda.dll with a version"
+                                                    : "no NVIDIA kernel module and no libcuda.so.1 "
+                                                      "with a version";
         m->driver_kind = km ? gd_source_kind_name(gd_fact_source_kind(km)) : NULL;
         m->driver_ref = km ? gd_fact_source_ref(km) : NULL;
     }
     const struct gd_fact *os = gd_report_fact(r, "host", "os.pretty_name");
-    m->os_name = gd_fact_known_value(os) ? gd_fact_known_value(os) : "Linux";
+    m->os_name = gd_fact_known_value(os)      ? gd_fact_known_value(os)
+                 : env.os == GD_KB_OS_WINDOWS ? "Windows"
+                                              : "Linux";
     m->os_kind = os ? gd_source_kind_name(gd_fact_source_kind(os)) : NULL;
     m->os_ref = os ? gd_fact_source_ref(os) : NULL;
     const struct gd_fact *count = gd_report_fact(r, "gpus", "count");

@@ -81,16 +81,25 @@ enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, 
         .import_timeout_ms = (opts ? opts->import_timeout_s : GD_IMPORT_TIMEOUT_DEFAULT) * 1000u
     };
     gd_probe_host(&ctx);
-    gd_probe_kernel_module(&ctx);
-    gd_probe_gpus(&ctx);
-    gd_probe_device_nodes(&ctx);
-    gd_probe_driver_libs(&ctx);
-    gd_probe_container(&ctx);
-    gd_probe_wsl(&ctx);
+    if (ctx.windows) {
+        /* A Windows machine has no kernel module in /proc, device nodes, ld.so.cache or glibc:
+         * its driver and CUDA are DLLs, read by the Windows probes. */
+        gd_probe_win_driver(&ctx);
+    } else {
+        gd_probe_kernel_module(&ctx);
+        gd_probe_gpus(&ctx);
+        gd_probe_device_nodes(&ctx);
+        gd_probe_driver_libs(&ctx);
+        gd_probe_container(&ctx);
+        gd_probe_wsl(&ctx);
+    }
     gd_probe_env(&ctx);
     /* Before the inventory, which looks for CUDA wheels in the environments' site directories. */
     gd_probe_python(&ctx);
-    gd_probe_inventory(&ctx);
+    if (ctx.windows)
+        gd_probe_win_cuda(&ctx);
+    else
+        gd_probe_inventory(&ctx);
     gd_probe_frameworks(&ctx);
     /* After the frameworks are found (gd_probe_frameworks), whose entities say what to import. */
     gd_probe_imports(&ctx);

@@ -7,6 +7,7 @@
 #include "core/hash.h"
 #include "core/str.h"
 #include "parse/pyvenv.h"
+#include "sysroot/nocase.h"
 #include "sysroot/sysroot.h"
 
 #include <stdio.h>
@@ -14,8 +15,6 @@
 
 /* More modules than any process loads: a hostile tree stops here. */
 #define MAX_OBJECTS 4096
-/* Directories listed (and remembered) by one load: PATH has a few dozen. */
-#define MAX_DIRS 1024
 /* Ancestors looked at for a Python's python.exe. */
 #define MAX_UP 32
 
@@ -161,15 +160,10 @@ static char *lower_dup(const char *s)
     return out;
 }
 
-/* What one directory holds, listed once. */
-struct listing {
-    char *dir; /* as the tree spells it */
-    struct gd_names names;
-    bool listed; /* false: not a directory, unreadable */
-};
-
 /* Directories met by one load or one lookup: the requested spelling (lower case) to the tree's
- * spelling, and each directory's listing. */
+ * spelling. Names are found as Windows finds them by sysroot/nocase.h (which keeps the listings
+ * it needs in the root): on a case-sensitive tree by listing the directory, on Windows by asking
+ * the file system for the stored name. */
 struct dircache {
     struct gd_root *root;
     struct {
@@ -178,8 +172,6 @@ struct dircache {
         uint64_t hash;
     } * resolved;
     size_t nresolved, cap_resolved;
-    struct listing *lists;
-    size_t nlists, cap_lists;
     bool oom;
 };
 
@@ -190,61 +182,17 @@ static void dircache_free(struct dircache *c)
         gd_free(c->resolved[i].actual);
     }
     gd_free(c->resolved);
-    for (size_t i = 0; i < c->nlists; i++) {
-        gd_free(c->lists[i].dir);
-        gd_names_free(&c->lists[i].names);
-    }
-    gd_free(c->lists);
     memset(c, 0, sizeof *c);
 }
 
-/* The listing of `dir` (the tree's spelling), made on first use; NULL when out of memory or
- * past the cap. */
-static const struct listing *listing_of(struct dircache *c, const char *dir)
+/* `path` as the tree spells it (new memory), or NULL: not there, or out of memory (`c->oom`). */
+static char *find_nocase(struct dircache *c, const char *path)
 {
-    for (size_t i = 0; i < c->nlists; i++)
-        if (strcmp(c->lists[i].dir, dir) == 0)
-            return &c->lists[i];
-    if (c->nlists >= MAX_DIRS)
-        return NULL;
-    if (gd_grow((void **)&c->lists, &c->cap_lists, c->nlists + 1, sizeof *c->lists) != 0) {
-        c->oom = true;
-        return NULL;
-    }
-    struct listing *l = &c->lists[c->nlists];
-    memset(l, 0, sizeof *l);
-    if (!(l->dir = gd_strdup(dir))) {
-        c->oom = true;
-        return NULL;
-    }
-    enum gd_status st = gd_root_list(c->root, dir, &l->names);
+    char *actual = NULL;
+    enum gd_status st = gd_root_find_nocase(c->root, path, &actual);
     if (st == GD_ENOMEM)
         c->oom = true;
-    l->listed = st == GD_OK;
-    c->nlists++;
-    return l;
-}
-
-/* The entry of `l` named `name`: the exact spelling, else the first without regard to case. */
-static const char *entry_in(const struct listing *l, const char *name)
-{
-    if (!l || !l->listed)
-        return NULL;
-    size_t lo = 0, hi = l->names.count;
-    while (lo < hi) { /* gd_root_list sorts with strcmp */
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(l->names.names[mid], name);
-        if (c == 0)
-            return l->names.names[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = 0; i < l->names.count; i++)
-        if (ci_cmp(l->names.names[i], name) == 0)
-            return l->names.names[i];
-    return NULL;
+    return st == GD_OK ? actual : NULL;
 }
 
 /* The tree's spelling of directory `path` (inside the root, '/' separated), or NULL. Borrowed
@@ -262,49 +210,11 @@ static const char *resolve_dir(struct dircache *c, const char *path)
             gd_free(key);
             return c->resolved[i].actual;
         }
-    /* The exact spelling first (one stat, which the root remembers): on a case-sensitive tree it
-     * is the tree's own; else component by component from the root, listing each directory. */
-    struct gd_buf b;
-    gd_buf_init(&b, GD_ROOT_PATH_MAX * 2);
-    bool ok = true;
-    const char *p = path;
-    if (gd_root_is_dir(c->root, path)) {
-        gd_buf_puts(&b, path);
-        p = "";
+    char *actual = find_nocase(c, path);
+    if (actual && !gd_root_is_dir(c->root, actual)) {
+        gd_free(actual);
+        actual = NULL;
     }
-    while (ok && *p) {
-        while (*p == '/')
-            p++;
-        size_t n = strcspn(p, "/");
-        if (n == 0)
-            break;
-        char comp[GD_ROOT_PATH_MAX + 1];
-        if (n > GD_ROOT_PATH_MAX) {
-            ok = false;
-            break;
-        }
-        memcpy(comp, p, n);
-        comp[n] = '\0';
-        const char *parent = b.len ? gd_buf_str(&b) : "/";
-        const char *hit = entry_in(listing_of(c, parent), comp);
-        if (c->oom || !hit) {
-            ok = false;
-            break;
-        }
-        gd_buf_putc(&b, '/');
-        gd_buf_puts(&b, hit);
-        if (!gd_root_is_dir(c->root, gd_buf_str(&b)))
-            ok = false;
-        p += n;
-    }
-    char *actual = NULL;
-    if (ok && b.len == 0)
-        gd_buf_putc(&b, '/');
-    if (gd_buf_status(&b) == GD_ENOMEM)
-        c->oom = true;
-    else if (ok && gd_buf_take(&b, &actual, NULL) != GD_OK)
-        c->oom = true;
-    gd_buf_free(&b);
     if (c->oom ||
         gd_grow((void **)&c->resolved, &c->cap_resolved, c->nresolved + 1, sizeof *c->resolved)) {
         c->oom = true;
@@ -322,21 +232,14 @@ static const char *resolve_dir(struct dircache *c, const char *path)
  * or NULL (`c->oom` says whether for want of memory). */
 static char *file_in(struct dircache *c, const char *dir, const char *name)
 {
-    char *exact = gd_path_join(dir, name);
-    if (!exact) {
+    char *path = gd_path_join(dir, name);
+    if (!path) {
         c->oom = true;
         return NULL;
     }
-    if (gd_root_exists(c->root, exact))
-        return exact; /* the exact spelling, as entry_in would prefer it */
-    gd_free(exact);
-    const char *hit = entry_in(listing_of(c, dir), name);
-    if (!hit)
-        return NULL;
-    char *p = gd_path_join(dir, hit);
-    if (!p)
-        c->oom = true;
-    return p;
+    char *actual = find_nocase(c, path);
+    gd_free(path);
+    return actual;
 }
 
 /* gd_win_find with the directories `c` remembers. */

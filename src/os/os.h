@@ -86,6 +86,13 @@ enum gd_status gd_os_libc_version(char *buf, size_t size);
 /* Copy this process's environment into `env`. */
 enum gd_status gd_os_environ(struct gd_env *env);
 bool gd_os_isatty(int fd);
+/* Whether this platform's file systems match names ignoring case (Windows: NTFS as Win32 opens
+ * it; POSIX: false, even where a mount folds case). */
+bool gd_os_names_ignore_case(void);
+/* The name of the last component of `path` as the file system stores it, into new memory
+ * (gd_free): on Windows "C:/windows" opens "C:/Windows", and this says "Windows". POSIX:
+ * GD_EUNSUPPORTED (a name is stored as it is asked). GD_ENOENT when there is no such entry. */
+enum gd_status gd_os_stored_name(const char *path, char **name);
 /* Monotonic clock in nanoseconds, for timing. */
 unsigned long long gd_os_monotonic_ns(void);
 /* Whether `path` is absolute by this platform's rules: "/x" on POSIX; on Windows also "C:/x",

@@ -337,6 +337,18 @@ bool gd_os_isatty(int fd)
     return isatty(fd) == 1;
 }
 
+bool gd_os_names_ignore_case(void)
+{
+    return false;
+}
+
+enum gd_status gd_os_stored_name(const char *path, char **name)
+{
+    (void)path;
+    *name = NULL;
+    return GD_EUNSUPPORTED;
+}
+
 unsigned long long gd_os_monotonic_ns(void)
 {
     struct timespec ts;

@@ -496,6 +496,32 @@ bool gd_os_isatty(int fd)
     return _isatty(fd) != 0;
 }
 
+bool gd_os_names_ignore_case(void)
+{
+    return true;
+}
+
+enum gd_status gd_os_stored_name(const char *path, char **name)
+{
+    *name = NULL;
+    /* FindFirstFile reads '*' and '?' as wildcards; no stored name holds either. */
+    if (strpbrk(path, "*?"))
+        return GD_EINVAL;
+    enum gd_status st = GD_OK;
+    wchar_t *w = widen(path, &st);
+    if (!w)
+        return st;
+    WIN32_FIND_DATAW data;
+    HANDLE h = FindFirstFileExW(w, FindExInfoBasic, &data, FindExSearchNameMatch, NULL, 0);
+    DWORD e = GetLastError();
+    gd_free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return from_win(e);
+    FindClose(h);
+    *name = narrow(data.cFileName, -1);
+    return *name ? GD_OK : GD_ENOMEM;
+}
+
 unsigned long long gd_os_monotonic_ns(void)
 {
     LARGE_INTEGER f, c;

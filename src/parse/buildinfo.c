@@ -55,6 +55,28 @@ static void join_list(const struct gd_pylit *list, char *out, size_t size)
     }
 }
 
+/* TensorFlow's Windows spelling (cuda_configure.bzl, tf-cuda-configure in docs/kb.md): CUDA as
+ * "64_" + major + minor ("64_112": 11.2, "64_101": 10.1, "64_90": 9.0), cuDNN as "64_" + its
+ * major ("64_8"). CUDA's minor is one digit in every release, so the last digit is the minor. */
+static bool windows_form(const struct gd_pylit *value, bool cuda, char *out, size_t size)
+{
+    const char *text = gd_pylit_str(value);
+    if (!text || strlen(text) != value->n || strncmp(text, "64_", 3) != 0)
+        return false;
+    const char *d = text + 3;
+    size_t n = strspn(d, "0123456789");
+    if (d[n] || n == 0 || n > 3 || d[0] == '0')
+        return false;
+    if (!cuda) {
+        snprintf(out, size, "%.*s", (int)n, d);
+        return true;
+    }
+    if (n < 2)
+        return false;
+    snprintf(out, size, "%.*s.%c", (int)(n - 1), d, d[n - 1]);
+    return true;
+}
+
 void gd_build_facts_tensorflow(const struct gd_pylit_file *f, struct gd_build_facts *out)
 {
     memset(out, 0, sizeof *out);
@@ -65,10 +87,16 @@ void gd_build_facts_tensorflow(const struct gd_pylit_file *f, struct gd_build_fa
     (is_dict ? gd_pylit_key(dict, dict_key) : gd_pylit_get(f, assign_key))
     const struct gd_pylit *cuda_build = KEY("is_cuda_build", "is_cuda_build");
     const struct gd_pylit *rocm_build = KEY("is_rocm_build", "is_rocm_build");
-    version_of(KEY("cuda_version", "cuda_version_number"), out->cuda, sizeof out->cuda,
-               out->cuda_bad, sizeof out->cuda_bad);
-    version_of(KEY("cudnn_version", "cudnn_version_number"), out->cudnn, sizeof out->cudnn,
-               out->cudnn_bad, sizeof out->cudnn_bad);
+    const struct gd_pylit *cuda = KEY("cuda_version", "cuda_version_number");
+    const struct gd_pylit *cudnn = KEY("cudnn_version", "cudnn_version_number");
+    if (cuda && windows_form(cuda, true, out->cuda, sizeof out->cuda))
+        out->windows_form = true;
+    else
+        version_of(cuda, out->cuda, sizeof out->cuda, out->cuda_bad, sizeof out->cuda_bad);
+    if (cudnn && windows_form(cudnn, false, out->cudnn, sizeof out->cudnn))
+        out->windows_form = true;
+    else
+        version_of(cudnn, out->cudnn, sizeof out->cudnn, out->cudnn_bad, sizeof out->cudnn_bad);
     join_list(KEY("cuda_compute_capabilities", "cuda_compute_capabilities"),
               out->compute_capabilities, sizeof out->compute_capabilities);
 #undef KEY

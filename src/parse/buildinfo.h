@@ -17,11 +17,14 @@ struct gd_pylit_file;
 struct gd_build_facts {
     /* "cuda", "cpu", "rocm", or "" when the file does not say. */
     char build[8];
-    /* Versions as written ("11.0", "8", "12.1"), "" when not stated. A value that is stated but
-     * is not a version ("64_112" of a Windows build, a number, an expression) goes to the *_bad
-     * field instead, as written (cut to fit), for the evidence. */
+    /* Versions as written ("11.0", "8", "12.1"), "" when not stated. TensorFlow's Windows builds
+     * write them "64_<major><minor>" and "64_<major>" (cuda_configure.bzl: "64_112" is CUDA
+     * 11.2, "64_8" cuDNN 8): those are read as the version they name, and `windows_form` is
+     * set. A value that is stated but is not a version (a number, an expression) goes to the
+     * *_bad field instead, as written (cut to fit), for the evidence. */
     char cuda[32], cudnn[32];
     char cuda_bad[112], cudnn_bad[112];
+    bool windows_form;
     /* TensorFlow's cuda_compute_capabilities joined with ',' ("sm_35,sm_50,compute_80"); items
      * that are not short strings without ',' are skipped; "" when none. */
     char compute_capabilities[1024];

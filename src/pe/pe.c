@@ -5,13 +5,9 @@
 
 #include <string.h>
 
-struct section {
-    uint32_t va, vsize, raw_size, raw_off;
-};
-
 struct reader {
     const struct gd_pe_source *src;
-    struct section sec[GD_PE_MAX_SECTIONS];
+    struct gd_pe_section sec[GD_PE_MAX_SECTIONS];
     size_t n_sec;
     uint64_t image_base;
 };
@@ -45,10 +41,10 @@ static uint64_t le64(const unsigned char *p)
 
 /* The file offset of `rva`, through the section that maps it; false when none does or the
  * bytes there are not in the file (uninitialised data). */
-static bool rva_to_off(const struct reader *r, uint32_t rva, uint64_t *off)
+static bool map_rva(const struct gd_pe_section *sec, size_t n_sec, uint32_t rva, uint64_t *off)
 {
-    for (size_t i = 0; i < r->n_sec; i++) {
-        const struct section *s = &r->sec[i];
+    for (size_t i = 0; i < n_sec; i++) {
+        const struct gd_pe_section *s = &sec[i];
         uint32_t span = s->vsize > s->raw_size ? s->vsize : s->raw_size;
         if (rva >= s->va && rva - s->va < span) {
             uint32_t delta = rva - s->va;
@@ -59,6 +55,16 @@ static bool rva_to_off(const struct reader *r, uint32_t rva, uint64_t *off)
         }
     }
     return false;
+}
+
+static bool rva_to_off(const struct reader *r, uint32_t rva, uint64_t *off)
+{
+    return map_rva(r->sec, r->n_sec, rva, off);
+}
+
+bool gd_pe_rva_to_offset(const struct gd_pe *pe, uint32_t rva, uint64_t *off)
+{
+    return map_rva(pe->sections, pe->n_sections, rva, off);
 }
 
 /* The NUL-terminated name at `rva` (new memory); GD_EFORMAT when unmapped, GD_ELIMIT past the
@@ -203,22 +209,37 @@ enum gd_status gd_pe_read(const struct gd_pe_source *src, struct gd_pe **out)
     uint32_t n_dirs = le32(opt + count_at);
     /* Directory i: 8 bytes at dirs_at + 8 i, present when within both the count and the
      * optional header's stated size. */
-    uint32_t dir_rva[14] = { 0 };
-    for (size_t i = 0; i < 14; i++)
-        if (i < n_dirs && dirs_at + 8 * i + 8 <= opt_read)
+    uint32_t dir_rva[14] = { 0 }, dir_size[14] = { 0 };
+    for (size_t i = 0; i < 14; i++) {
+        if (i < n_dirs && dirs_at + 8 * i + 8 <= opt_read) {
             dir_rva[i] = le32(opt + dirs_at + 8 * i);
+            dir_size[i] = le32(opt + dirs_at + 8 * i + 4);
+        }
+    }
     uint64_t sec_off = (uint64_t)lfanew + 24 + opt_size;
     for (size_t i = 0; i < n_sec; i++) {
         unsigned char s[40];
         st = read_at(r, s, sizeof s, sec_off + 40 * i);
         if (st != GD_OK)
             goto out;
-        r->sec[i] = (struct section){ .vsize = le32(s + 8),
-                                      .va = le32(s + 12),
-                                      .raw_size = le32(s + 16),
-                                      .raw_off = le32(s + 20) };
+        r->sec[i] = (struct gd_pe_section){ .vsize = le32(s + 8),
+                                            .va = le32(s + 12),
+                                            .raw_size = le32(s + 16),
+                                            .raw_off = le32(s + 20) };
     }
     r->n_sec = n_sec;
+    if (n_sec) {
+        pe->sections = gd_malloc(n_sec * sizeof *pe->sections);
+        if (!pe->sections) {
+            st = GD_ENOMEM;
+            goto out;
+        }
+        memcpy(pe->sections, r->sec, n_sec * sizeof *pe->sections);
+        pe->n_sections = n_sec;
+    }
+    /* Directory 2: the resource table (read by version.c when asked). */
+    pe->resource_rva = dir_rva[2];
+    pe->resource_size = dir_size[2];
     /* Directory 1: the import table, 20-byte descriptors with the name RVA at 12. */
     if (dir_rva[1])
         pe->imports_status = read_table(r, dir_rva[1], 20, 12, false, &pe->imports, &pe->n_imports);
@@ -275,6 +296,7 @@ void gd_pe_free(struct gd_pe *pe)
         return;
     free_list(pe->imports, pe->n_imports);
     free_list(pe->delay_imports, pe->n_delay_imports);
+    gd_free(pe->sections);
     gd_free(pe);
 }
 

@@ -32,6 +32,11 @@ struct gd_pe_source {
     uint64_t size;
 };
 
+/* A section header: where its bytes lie in memory and in the file. */
+struct gd_pe_section {
+    uint32_t va, vsize, raw_size, raw_off;
+};
+
 struct gd_pe {
     uint16_t machine;
     bool pe32plus; /* 64-bit optional header */
@@ -43,7 +48,16 @@ struct gd_pe {
     size_t n_delay_imports;
     /* Why a table could not be read when the headers could (GD_OK when it was). */
     enum gd_status imports_status, delay_status;
+    /* Data directory 2, the resource table (0 when the image has none), and the section table
+     * that maps its RVAs to file offsets (gd_pe_rva_to_offset): what src/pe/version.c reads. */
+    uint32_t resource_rva, resource_size;
+    struct gd_pe_section *sections;
+    size_t n_sections;
 };
+
+/* The file offset of `rva` through the section that maps it; false when none does or the bytes
+ * there are not in the file (uninitialised data). */
+bool gd_pe_rva_to_offset(const struct gd_pe *pe, uint32_t rva, uint64_t *off);
 
 /* Read `src`. On GD_OK `*out` is new (gd_pe_free). GD_EFORMAT when it is not a PE image,
  * GD_ETRUNCATED when its headers run past the end, GD_ENOMEM, or a read's own status. A broken

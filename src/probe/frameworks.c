@@ -776,13 +776,13 @@ static void scan_env(struct gd_fwscan *s, const struct gd_pyenv *env, struct gd_
     if (keras && st == GD_OK && alive(s))
         record_keras(s, env->prefix, keras);
     /* The libraries of the frameworks this environment owns (a shared site directory's are
-     * done with the first environment that imports from it): DLLs on Windows. */
-    bool windows = gd_fw_host_windows(s->ctx);
+     * done with the first environment that imports from it). On Windows the native modules are
+     * .pyd files and the libraries DLLs, found by Windows' search order (src/loader/winload). */
     for (size_t i = 0; i < nmine && st == GD_OK && alive(s); i++) {
         struct gd_fw *fw = &s->fws[mine[i]];
         if (strcmp(fw->env, env->prefix) != 0 || strcmp(fw->build, "cuda") != 0)
             continue;
-        if (windows)
+        if (s->ctx->windows)
             gd_fw_probe_dlls(s, fw);
         else
             gd_fw_probe_libraries(s, fw, &env->site_dirs);

@@ -108,9 +108,6 @@ void gd_fw_list_dir_modules(struct gd_fwscan *s, const char *dir,
 void gd_fw_probe_libraries(struct gd_fwscan *s, struct gd_fw *fw,
                            const struct gd_strlist *env_sites);
 
-/* Whether the host probe recorded a Windows machine (host.os.id). */
-bool gd_fw_host_windows(struct gd_probe_ctx *ctx);
-
 /* Windows (fwdlls.c): the DLLs the distribution's native modules (.pyd, .dll) import, looked for
  * as Python 3.8+ looks for them, with the directories the KB says the framework adds itself;
  * each one missed recorded as a `framework_dll` entity with where the standard order (PATH)

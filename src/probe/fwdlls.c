@@ -33,13 +33,6 @@
 /* Directories one KB row may add (torch adds three). */
 #define DIRS_MAX 16
 
-bool gd_fw_host_windows(struct gd_probe_ctx *ctx)
-{
-    const struct gd_entity *host = gd_report_entity(ctx->report, "host");
-    const struct gd_fact *os = host ? gd_entity_fact(host, "os.id") : NULL;
-    return os && os->value && strcmp(os->value, "windows") == 0;
-}
-
 static bool ends_ci(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);

@@ -174,9 +174,44 @@ const char *gd_root_windows_marker(struct gd_root *root)
     return NULL;
 }
 
+static bool is_drive_letter(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* The drive the root is: Windows paths of the inspected machine (its variables) are read on it.
+ * A root that is a whole drive ("C:/", "D:\\" given to gpudoctor.exe, the live machine) is that
+ * drive, whatever SystemDrive says: "C:\\x" must never be read from another drive. A tree
+ * (a mounted disk, a copy) is the drive SystemDrive of the inspected environment names, else C:,
+ * Windows' default. */
+static void windows_drive(struct gd_probe_ctx *ctx, struct gd_entity *host)
+{
+    const char *sys = gd_probe_getenv(ctx, "SystemDrive");
+    const char *dir = gd_root_dir(ctx->root);
+    struct gd_source src;
+    char d = 'C';
+    if (is_drive_letter(dir[0]) && dir[1] == ':' && dir[2] == '/' && !dir[3]) {
+        d = dir[0];
+        src = gd_src(GD_SOURCE_OPTION, "--root");
+    } else if (sys && is_drive_letter(sys[0]) && sys[1] == ':' &&
+               (!sys[2] || ((sys[2] == '\\' || sys[2] == '/') && !sys[3]))) {
+        d = sys[0];
+        src = gd_src(GD_SOURCE_ENV, "SystemDrive");
+    } else {
+        src = gd_src(GD_SOURCE_DERIVED, "Windows' default system drive");
+    }
+    if (d >= 'a' && d <= 'z')
+        d = (char)(d - 'a' + 'A');
+    ctx->drive = d;
+    char text[3] = { d, ':', '\0' };
+    gd_fact_str(host, "windows.drive", text, src);
+}
+
 static void probe_windows(struct gd_probe_ctx *ctx, struct gd_entity *host, struct gd_source src)
 {
+    ctx->windows = true;
     gd_fact_str(host, "os.id", "windows", src);
+    windows_drive(ctx, host);
     if (gd_root_is_live(ctx->root)) {
         struct gd_os_uname u;
         if (gd_os_uname(&u) == GD_OK) {

@@ -24,6 +24,10 @@ struct gd_probe_ctx {
     struct gd_report *report;
     const struct gd_kb *kb;
     const char *host_os; /* --os: "linux" or "windows", or NULL to tell from the root */
+    /* Set by gd_probe_host: the inspected machine runs Windows (host.os.id "windows"), whose
+     * root is the drive `drive` ('C'); the probes of a Linux machine do not run then. */
+    bool windows;
+    char drive;
     bool calls;          /* load libraries in children to ask their versions (live root only) */
     bool no_devices;     /* do not ask the driver and NVML about the GPUs (--no-devices) */
     unsigned timeout_ms; /* deadline of each vendor call's child; 0: the probe's default */
@@ -69,6 +73,19 @@ enum gd_status gd_glibc_version(struct gd_root *root, char *version, size_t size
 #define GD_SITE_DIRS_MAX 512
 enum gd_status gd_find_site_packages(struct gd_probe_ctx *ctx, struct gd_strlist *out);
 
+/* The value of an environment variable of the inspected machine; on Windows the name is matched
+ * ignoring case, as Windows does ("Path" is PATH). Borrowed, or NULL when unset. */
+const char *gd_probe_getenv(const struct gd_probe_ctx *ctx, const char *name);
+
+/* A Windows path of the inspected machine (a variable's value, a PATH entry) as a path in the
+ * root, with the tree's spelling of each name (Windows matches names ignoring case). GD_OK: it
+ * exists, `*out` is new memory. GD_ENOENT or GD_ENOTDIR: nothing is there, `*out` is new memory
+ * holding the path as written, converted. GD_EINVAL: it has no place in the root (another drive,
+ * a network path, a relative one, an 8.3 short name): `*out` is NULL and `why` (of `why_size`
+ * bytes) says which. GD_ENOMEM, or the root's status for a path it could not look at. */
+enum gd_status gd_probe_win_path(struct gd_probe_ctx *ctx, const char *win, char **out, char *why,
+                                 size_t why_size);
+
 void gd_probe_host(struct gd_probe_ctx *ctx);
 /* The Windows system directory ("/Windows/System32", or a wine prefix's "/windows/system32")
  * when a foreign root is a Windows tree: it has one and no os-release (a Linux tree with a wine
@@ -97,6 +114,13 @@ void gd_probe_imports(struct gd_probe_ctx *ctx);
  * of /proc; then which GPU each CUDA device number is (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
  * After the inventory, whose SONAME resolutions name the runtimes to ask. */
 void gd_probe_live(struct gd_probe_ctx *ctx);
+/* Windows (ctx->windows): the driver's nvcuda.dll and nvml.dll, their file versions and the
+ * driver version they state (src/probe/win_driver.c). */
+void gd_probe_win_driver(struct gd_probe_ctx *ctx);
+/* Windows: the CUDA toolkits (CUDA_PATH, CUDA_PATH_Vxx_y, the installer's directory), their
+ * versions and DLLs, the cuDNN DLLs beside them and in cuDNN's own directory, and the DLLs
+ * cuDNN needs (src/probe/win_cuda.c). After gd_probe_env and gd_probe_python. */
+void gd_probe_win_cuda(struct gd_probe_ctx *ctx);
 /* Last: turns the root's anomalies (loops, escapes, unreadable files) into facts. */
 void gd_probe_root(struct gd_probe_ctx *ctx);
 

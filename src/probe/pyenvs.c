@@ -6,9 +6,11 @@
 #include "core/alloc.h"
 #include "core/attr.h"
 #include "core/str.h"
+#include "core/winpath.h"
 #include "os/os.h"
 #include "parse/pyvenv.h"
 #include "probe/probe.h"
+#include "sysroot/nocase.h"
 #include "sysroot/sysroot.h"
 
 #include <stdarg.h>
@@ -45,6 +47,7 @@ struct finder {
     struct gd_strlist homes;
     struct gd_strlist pyenv_roots; /* canonical */
     bool debian;                   /* /usr's python3 is Debian's (dist-packages) */
+    bool windows;                  /* a Windows machine: its layout and its paths */
     /* Python versions of /usr and /usr/local, from one listing of each lib directory. */
     struct sysvers usr, local, local_dist;
 };
@@ -561,9 +564,193 @@ static bool in_pyenv(struct finder *f, const char *prefix)
     return false;
 }
 
+/* ---- Windows: what an environment holds -------------------------------------------------------
+ * CPython on Windows keeps python.exe in the prefix itself (a venv: in Scripts), its packages in
+ * Lib\site-packages, and the user site in %APPDATA%\Python\PythonXY\site-packages (site.py:
+ * getsitepackages, _getuserbase, _get_path for os.name "nt"). Names are matched ignoring case,
+ * as Windows does. */
+
+/* "3.10" from "Python310", "python310.dll", "Python27" (a major of one digit: every CPython). */
+static bool win_name_version(const char *name, char out[VERSION_MAX])
+{
+    static const char python[] = "python";
+    if (strlen(name) < 8)
+        return false;
+    for (size_t i = 0; i < 6; i++)
+        if (gd_to_lower(name[i]) != python[i])
+            return false;
+    const char *d = name + 6;
+    size_t n = strspn(d, "0123456789");
+    if (n < 2 || n > 4 || (d[n] && !gd_winpath_name_eq(d + n, ".dll")))
+        return false;
+    snprintf(out, VERSION_MAX, "%c.%.*s", d[0], (int)(n - 1), d + 1);
+    return true;
+}
+
+/* `dir`/`name` with the tree's spelling when it exists (new memory), else NULL. */
+static char *win_child(struct finder *f, const char *dir, const char *name)
+{
+    char path[PATH_BUF];
+    char *out = NULL;
+    if (!pathf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name))
+        return NULL;
+    enum gd_status st = seen(f, gd_root_find_nocase(f->root, path, &out));
+    return st == GD_OK ? out : NULL;
+}
+
+/* A Windows path of the machine (a variable, pyvenv.cfg's home) as a path of the root, into
+ * `buf`, when it exists. */
+static bool win_path(struct finder *f, const char *text, char *buf, size_t size)
+{
+    char *p = NULL, why[128];
+    enum gd_status st = seen(f, gd_probe_win_path(f->ctx, text, &p, why, sizeof why));
+    bool ok = st == GD_OK && pathf(buf, size, "%s", p);
+    gd_free(p);
+    return ok;
+}
+
+/* The version of a python.org or conda prefix: its pythonXY.dll (beside python.exe), else the
+ * PythonXY name of its directory (the installer's default). */
+static void win_prefix_version(struct finder *f, struct gd_pyenv *e)
+{
+    char v[VERSION_MAX], ref[PATH_BUF];
+    struct gd_names names;
+    if (list(f, e->prefix, &names)) {
+        for (size_t i = 0; i < names.count && !e->version; i++)
+            if (gd_str_ends_with(names.names[i], ".dll") ||
+                gd_str_ends_with(names.names[i], ".DLL"))
+                if (win_name_version(names.names[i], v) && strcmp(v, "3.0") != 0 &&
+                    pathf(ref, sizeof ref, "%s/%s", e->prefix, names.names[i]))
+                    set_version(f, e, v, GD_SOURCE_PATH, ref);
+        gd_names_free(&names);
+    }
+    if (!e->version && win_name_version(gd_path_base(e->prefix), v))
+        set_version(f, e, v, GD_SOURCE_PATH, e->prefix);
+}
+
+/* pyvenv.cfg's home is the base's directory, which holds its python.exe (venv's launcher). */
+static void win_find_base(struct finder *f, struct gd_pyenv *e, const char *home)
+{
+    char dir[PATH_BUF];
+    if (!home || !win_path(f, home, dir, sizeof dir)) {
+        if (home) {
+            char reason[PATH_BUF];
+            pathf(reason, sizeof reason, "its base interpreter is gone: no python in home = %s",
+                  home);
+            problem(f, e->prefix, reason, GD_SOURCE_FILE, e->venv_cfg);
+        }
+        return;
+    }
+    char *python = win_child(f, dir, "python.exe");
+    if (python && is_file(f, python)) {
+        e->base_python = python;
+        e->base_prefix = dup(f, dir);
+        return;
+    }
+    gd_free(python);
+    char reason[PATH_BUF];
+    pathf(reason, sizeof reason, "its base interpreter is gone: no python.exe in home = %s", home);
+    problem(f, e->prefix, reason, GD_SOURCE_FILE, e->venv_cfg);
+}
+
+static void win_add_site(struct finder *f, struct gd_pyenv *e, const char *prefix, const char *rel)
+{
+    char *site = win_child(f, prefix, rel);
+    if (site && is_dir(f, site))
+        add_site(f, e, site);
+    gd_free(site);
+}
+
+/* site.py's user site: <user base>\PythonXY\site-packages. */
+static void win_user_site(struct finder *f, struct gd_pyenv *e, const char *base, const char *v)
+{
+    char rel[64];
+    if (base && v &&
+        pathf(rel, sizeof rel, "Python%.*s%s/site-packages", (int)strcspn(v, "."), v,
+              strchr(v, '.') ? strchr(v, '.') + 1 : ""))
+        win_add_site(f, e, base, rel);
+}
+
+static void win_compute_sites(struct finder *f, struct gd_pyenv *e)
+{
+    const char *v = e->version;
+    switch (e->kind) {
+    case GD_PYENV_GIVEN:
+        add_site(f, e, e->prefix);
+        break;
+    case GD_PYENV_USER:
+        win_user_site(f, e, e->prefix, v);
+        break;
+    case GD_PYENV_VENV:
+        /* The venv's own packages first; then, with the system site, the user site and the
+         * base's (site.py's venv()). */
+        win_add_site(f, e, e->prefix, "Lib/site-packages");
+        if (e->system_site) {
+            win_user_site(f, e, f->user_base, v);
+            if (e->base_prefix)
+                win_add_site(f, e, e->base_prefix, "Lib/site-packages");
+        }
+        break;
+    default:
+        win_user_site(f, e, f->user_base, v);
+        win_add_site(f, e, e->prefix, "Lib/site-packages");
+        break;
+    }
+}
+
+static void win_fill(struct finder *f, struct gd_pyenv *e, const struct cand *c)
+{
+    char v[VERSION_MAX];
+    if (e->kind == GD_PYENV_GIVEN) {
+        for (const char *p = e->prefix; p && !e->version; p = strchr(p + 1, '/'))
+            if (win_name_version(p + 1, v))
+                set_version(f, e, v, GD_SOURCE_PATH, e->prefix);
+        win_compute_sites(f, e);
+        return;
+    }
+    if (e->kind != GD_PYENV_USER) {
+        char *cfg = c->cfg ? dup(f, c->cfg) : win_child(f, e->prefix, "pyvenv.cfg");
+        char *meta = cfg ? NULL : win_child(f, e->prefix, "conda-meta");
+        if (cfg && is_file(f, cfg)) {
+            e->venv_cfg = cfg;
+            cfg = NULL;
+            e->kind = GD_PYENV_VENV;
+        } else if (meta && is_dir(f, meta)) {
+            e->kind = GD_PYENV_CONDA;
+        }
+        gd_free(cfg);
+        gd_free(meta);
+    }
+    if (e->venv_cfg)
+        read_cfg(f, e, &e->venv_home);
+    set_version(f, e, c->version, c->version_kind, c->version_ref);
+    if (!e->version && e->kind == GD_PYENV_CONDA)
+        conda_version(f, e);
+    if (!e->version && e->kind != GD_PYENV_USER && e->kind != GD_PYENV_VENV)
+        win_prefix_version(f, e);
+    if (c->python) {
+        gd_free(e->python);
+        e->python = dup(f, c->python);
+    } else if (!e->python && e->kind != GD_PYENV_USER) {
+        char *python =
+            win_child(f, e->prefix, e->kind == GD_PYENV_VENV ? "Scripts/python.exe" : "python.exe");
+        if (python && is_file(f, python))
+            e->python = python;
+        else
+            gd_free(python);
+    }
+    if (e->venv_cfg)
+        win_find_base(f, e, e->venv_home);
+    win_compute_sites(f, e);
+}
+
 static void fill(struct finder *f, struct gd_pyenv *e, const struct cand *c)
 {
     char path[PATH_BUF], v[VERSION_MAX];
+    if (f->windows) {
+        win_fill(f, e, c);
+        return;
+    }
     if (e->kind == GD_PYENV_GIVEN) {
         if (version_in_path(e->prefix, v))
             set_version(f, e, v, GD_SOURCE_PATH, e->prefix);
@@ -1258,6 +1445,363 @@ static void venv_bases(struct finder *f)
     }
 }
 
+/* ---- Windows: where environments are looked for ----------------------------------------------
+ * --python and --site; VIRTUAL_ENV and CONDA_PREFIX; python.exe in each PATH directory (the
+ * first is what `python` runs; Microsoft's WindowsApps aliases are not interpreters); conda's
+ * roots (CONDA_EXE, each home's miniconda3, anaconda3, miniforge3, mambaforge, and the all-users
+ * ProgramData\miniconda3 and ProgramData\Anaconda3) with their envs and environments.txt;
+ * python.org's installers' directories (each home's AppData\Local\Programs\Python\PythonXY,
+ * Program Files\PythonXY, and the older C:\PythonXY); the Microsoft Store's Pythons, whose
+ * packages are in the user site under AppData\Local\Packages\PythonSoftwareFoundation.Python.X.Y_*
+ * \LocalCache\local-packages; every home's user site (AppData\Roaming\Python\PythonXY); and the
+ * base of each venv. Homes: USERPROFILE, and under a foreign root every C:\Users\<name>. */
+
+/* An interpreter python.exe named by PATH or --python: a venv when its directory (Scripts) or
+ * the one above holds pyvenv.cfg (site.py's venv()), else the prefix it sits in. */
+static size_t win_interpreter(struct finder *f, const char *path, const char *found_by,
+                              enum gd_source_kind kind, const char *ref)
+{
+    char dir[PATH_BUF], up[PATH_BUF];
+    if (!is_file(f, path) || !parent_of(path, dir, sizeof dir))
+        return NONE;
+    char *cfg = win_child(f, dir, "pyvenv.cfg");
+    bool venv = cfg && is_file(f, cfg);
+    if (!venv && parent_of(dir, up, sizeof up)) {
+        gd_free(cfg);
+        cfg = win_child(f, up, "pyvenv.cfg");
+        venv = cfg && is_file(f, cfg);
+    } else {
+        up[0] = '\0';
+    }
+    struct cand c = { .prefix = venv && up[0] ? up : dir,
+                      .kind = venv ? GD_PYENV_VENV : GD_PYENV_SYSTEM,
+                      .python = path,
+                      .cfg = venv ? cfg : NULL,
+                      .found_by = found_by,
+                      .found_kind = kind,
+                      .found_ref = ref };
+    size_t idx = add_env(f, &c, NULL);
+    gd_free(cfg);
+    return idx;
+}
+
+static void win_given(struct finder *f)
+{
+    const struct gd_strlist *py = f->ctx->pythons, *sites = f->ctx->sites;
+    char path[PATH_BUF];
+    for (size_t i = 0; py && i < py->count && alive(f); i++) {
+        if (!win_path(f, py->items[i], path, sizeof path)) {
+            problem(f, py->items[i], "no such file or directory", GD_SOURCE_OPTION, "--python");
+            continue;
+        }
+        if (!is_dir(f, path)) {
+            win_interpreter(f, path, "--python", GD_SOURCE_OPTION, "--python");
+            continue;
+        }
+        struct cand c = { .prefix = path,
+                          .kind = GD_PYENV_SYSTEM,
+                          .found_by = "--python",
+                          .found_kind = GD_SOURCE_OPTION,
+                          .found_ref = "--python" };
+        add_env(f, &c, NULL);
+    }
+    for (size_t i = 0; sites && i < sites->count && alive(f); i++) {
+        enum gd_status why = GD_ENOENT;
+        struct cand c = { .prefix = path,
+                          .kind = GD_PYENV_GIVEN,
+                          .found_by = "--site",
+                          .found_kind = GD_SOURCE_OPTION,
+                          .found_ref = "--site" };
+        if (!win_path(f, sites->items[i], path, sizeof path) || add_env(f, &c, &why) == NONE)
+            unusable(f, sites->items[i], why, GD_SOURCE_OPTION, "--site");
+    }
+}
+
+static void win_active(struct finder *f)
+{
+    static const struct {
+        const char *var;
+        enum gd_pyenv_kind kind;
+    } vars[] = { { "VIRTUAL_ENV", GD_PYENV_VENV }, { "CONDA_PREFIX", GD_PYENV_CONDA } };
+    char path[PATH_BUF];
+    for (size_t i = 0; i < 2 && alive(f); i++) {
+        const char *v = gd_probe_getenv(f->ctx, vars[i].var);
+        if (!v || !*v)
+            continue;
+        if (!win_path(f, v, path, sizeof path)) {
+            problem(f, v, "no such directory on the inspected drive", GD_SOURCE_ENV, vars[i].var);
+            continue;
+        }
+        struct cand c = { .prefix = path,
+                          .kind = vars[i].kind,
+                          .found_by = vars[i].var,
+                          .found_kind = GD_SOURCE_ENV,
+                          .found_ref = vars[i].var,
+                          .active_var = vars[i].var };
+        enum gd_status why;
+        if (add_env(f, &c, &why) == NONE)
+            unusable(f, v, why, GD_SOURCE_ENV, vars[i].var);
+    }
+}
+
+static void win_on_path(struct finder *f)
+{
+    const char *value = gd_probe_getenv(f->ctx, "PATH");
+    if (!value)
+        return;
+    struct gd_span rest = gd_span_of(value), item;
+    size_t n = 0, first = NONE;
+    char dir[PATH_BUF];
+    while (alive(f) && gd_span_next_field(&rest, ';', &item) && n++ < GD_PYENV_PATH_DIRS_MAX) {
+        char *text = own(f, gd_strndup(item.p, item.n));
+        if (!text)
+            break;
+        bool ok = win_path(f, text, dir, sizeof dir);
+        gd_free(text);
+        /* WindowsApps holds the Store's app execution aliases: reparse points that start the
+         * Store (or the installed Store Python), not an interpreter of that directory. */
+        if (!ok || gd_winpath_name_eq(gd_path_base(dir), "WindowsApps"))
+            continue;
+        char *python = win_child(f, dir, "python.exe");
+        if (python) {
+            size_t idx = win_interpreter(f, python, "PATH", GD_SOURCE_PATH, python);
+            if (idx != NONE && first == NONE)
+                first = idx;
+        }
+        gd_free(python);
+    }
+    if (alive(f) && first != NONE)
+        f->out->items[first].is_default = true;
+}
+
+/* Every entry of a directory whose name a predicate accepts, as environments of `kind`. */
+static void win_each(struct finder *f, const char *dir, bool (*want)(const char *),
+                     enum gd_pyenv_kind kind, const char *found_by)
+{
+    struct gd_names names;
+    char path[PATH_BUF];
+    if (!dir || !list(f, dir, &names))
+        return;
+    for (size_t i = 0; i < names.count && i < GD_PYENV_DIR_ENTRIES_MAX && alive(f); i++) {
+        if ((want && !want(names.names[i])) ||
+            !pathf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", names.names[i]) ||
+            !is_dir(f, path))
+            continue;
+        struct cand c = { .prefix = path,
+                          .kind = kind,
+                          .found_by = found_by,
+                          .found_kind = GD_SOURCE_PATH,
+                          .found_ref = dir };
+        add_env(f, &c, NULL);
+    }
+    gd_names_free(&names);
+}
+
+static bool python_dir(const char *name)
+{
+    char v[VERSION_MAX];
+    return win_name_version(name, v);
+}
+
+static void win_conda_root(struct finder *f, const char *root)
+{
+    char *meta = win_child(f, root, "conda-meta");
+    if (meta && is_dir(f, meta)) {
+        struct cand c = { .prefix = root,
+                          .kind = GD_PYENV_CONDA,
+                          .found_by = "conda",
+                          .found_kind = GD_SOURCE_PATH,
+                          .found_ref = root };
+        add_env(f, &c, NULL);
+    }
+    gd_free(meta);
+    char *envs = win_child(f, root, "envs");
+    win_each(f, envs, NULL, GD_PYENV_CONDA, "conda");
+    gd_free(envs);
+}
+
+static void win_conda(struct finder *f)
+{
+    static const char *const in_home[] = { "miniconda3", "anaconda3", "miniforge3", "mambaforge" };
+    static const char *const all_users[] = { "/ProgramData/miniconda3", "/ProgramData/Anaconda3" };
+    char path[PATH_BUF];
+    struct gd_strlist roots = { 0 };
+    /* CONDA_EXE is <root>\Scripts\conda.exe or <root>\condabin\conda.bat. */
+    const char *exe = gd_probe_getenv(f->ctx, "CONDA_EXE");
+    char dir[PATH_BUF], root[PATH_BUF];
+    if (exe && win_path(f, exe, path, sizeof path) && parent_of(path, dir, sizeof dir) &&
+        parent_of(dir, root, sizeof root))
+        seen(f, gd_strlist_push_unique(&roots, root));
+    for (size_t h = 0; h < f->homes.count && alive(f); h++)
+        for (size_t i = 0; i < sizeof in_home / sizeof *in_home; i++) {
+            char *r = win_child(f, f->homes.items[h], in_home[i]);
+            if (r)
+                seen(f, gd_strlist_push_unique(&roots, r));
+            gd_free(r);
+        }
+    for (size_t i = 0; i < sizeof all_users / sizeof *all_users && alive(f); i++) {
+        char *r = NULL;
+        if (seen(f, gd_root_find_nocase(f->root, all_users[i], &r)) == GD_OK)
+            seen(f, gd_strlist_push_unique(&roots, r));
+        gd_free(r);
+    }
+    for (size_t i = 0; i < roots.count && alive(f); i++)
+        win_conda_root(f, roots.items[i]);
+    gd_strlist_free(&roots);
+    /* conda lists every environment it made in .conda\environments.txt, as Windows paths. */
+    for (size_t h = 0; h < f->homes.count && alive(f); h++) {
+        char *file = win_child(f, f->homes.items[h], ".conda/environments.txt");
+        char *data = NULL;
+        size_t len = 0;
+        if (file &&
+            seen(f, gd_root_read_file(f->root, file, GD_PYENV_FILE_MAX, &data, &len)) == GD_OK) {
+            const char *cur = data, *end = data + len;
+            struct gd_span line;
+            while (alive(f) && gd_next_line(&cur, end, &line)) {
+                line = gd_span_trim(line);
+                char text[PATH_BUF];
+                if (!line.n || line.n >= sizeof text)
+                    continue;
+                memcpy(text, line.p, line.n);
+                text[line.n] = '\0';
+                if (!win_path(f, text, path, sizeof path))
+                    continue;
+                struct cand c = { .prefix = path,
+                                  .kind = GD_PYENV_CONDA,
+                                  .found_by = "environments.txt",
+                                  .found_kind = GD_SOURCE_FILE,
+                                  .found_ref = file };
+                add_env(f, &c, NULL);
+            }
+        }
+        gd_free(data);
+        gd_free(file);
+    }
+}
+
+/* python.org's installers: per user under AppData\Local\Programs\Python, for all users under
+ * Program Files (from 3.5) or the drive's root (before). */
+static void win_python_org(struct finder *f)
+{
+    for (size_t h = 0; h < f->homes.count && alive(f); h++) {
+        char *dir = win_child(f, f->homes.items[h], "AppData/Local/Programs/Python");
+        win_each(f, dir, python_dir, GD_PYENV_SYSTEM, "python.org installer");
+        gd_free(dir);
+    }
+    char *pf = NULL;
+    if (seen(f, gd_root_find_nocase(f->root, "/Program Files", &pf)) == GD_OK)
+        win_each(f, pf, python_dir, GD_PYENV_SYSTEM, "python.org installer");
+    gd_free(pf);
+    win_each(f, "/", python_dir, GD_PYENV_SYSTEM, "python.org installer");
+}
+
+/* User sites: each home's AppData\Roaming\Python (site.py's %APPDATA%\Python) and the Store
+ * Pythons' LocalCache\local-packages, one environment per PythonXY holding site-packages. */
+static void win_user_base(struct finder *f, const char *base, const char *found_by)
+{
+    struct gd_names names;
+    if (!base || !list(f, base, &names))
+        return;
+    for (size_t i = 0; i < names.count && alive(f); i++) {
+        char v[VERSION_MAX], rel[64];
+        if (!win_name_version(names.names[i], v) ||
+            !pathf(rel, sizeof rel, "%s/site-packages", names.names[i]))
+            continue;
+        char *site = win_child(f, base, rel);
+        if (site && is_dir(f, site)) {
+            struct cand c = { .prefix = base,
+                              .kind = GD_PYENV_USER,
+                              .version = v,
+                              .version_kind = GD_SOURCE_PATH,
+                              .version_ref = site,
+                              .found_by = found_by,
+                              .found_kind = GD_SOURCE_PATH,
+                              .found_ref = site };
+            add_env(f, &c, NULL);
+        }
+        gd_free(site);
+    }
+    gd_names_free(&names);
+}
+
+static void win_user_sites(struct finder *f)
+{
+    for (size_t h = 0; h < f->homes.count && alive(f); h++) {
+        char *base = win_child(f, f->homes.items[h], "AppData/Roaming/Python");
+        win_user_base(f, base, "user site");
+        gd_free(base);
+        char *pkgs = win_child(f, f->homes.items[h], "AppData/Local/Packages");
+        struct gd_names names;
+        if (pkgs && list(f, pkgs, &names)) {
+            for (size_t i = 0; i < names.count && alive(f); i++) {
+                if (!gd_str_starts_with(names.names[i], "PythonSoftwareFoundation.Python."))
+                    continue;
+                char rel[PATH_BUF];
+                if (!pathf(rel, sizeof rel, "%s/LocalCache/local-packages", names.names[i]))
+                    continue;
+                char *local = win_child(f, pkgs, rel);
+                win_user_base(f, local, "Microsoft Store Python");
+                gd_free(local);
+            }
+            gd_names_free(&names);
+        }
+        gd_free(pkgs);
+    }
+}
+
+/* Homes: USERPROFILE, and under a foreign root every C:\Users\<name> but Windows' own profiles.
+ * The user base: PYTHONUSERBASE, else %APPDATA%\Python (site.py), else the profile's
+ * AppData\Roaming\Python. */
+static void win_setup(struct finder *f)
+{
+    static const char *const not_users[] = { "Public", "Default", "Default User", "All Users" };
+    char path[PATH_BUF];
+    const char *profile = gd_probe_getenv(f->ctx, "USERPROFILE");
+    if (profile && win_path(f, profile, path, sizeof path))
+        seen(f, gd_strlist_push_unique(&f->homes, path));
+    if (!gd_root_is_live(f->root)) {
+        char *users = NULL;
+        struct gd_names names;
+        if (seen(f, gd_root_find_nocase(f->root, "/Users", &users)) == GD_OK &&
+            list(f, users, &names)) {
+            for (size_t i = 0; i < names.count && alive(f); i++) {
+                bool skip = false;
+                for (size_t k = 0; k < sizeof not_users / sizeof *not_users; k++)
+                    skip = skip || gd_winpath_name_eq(names.names[i], not_users[k]);
+                if (!skip && f->homes.count < GD_PYENV_HOMES_MAX &&
+                    pathf(path, sizeof path, "%s/%s", users, names.names[i]) && is_dir(f, path))
+                    seen(f, gd_strlist_push_unique(&f->homes, path));
+            }
+            gd_names_free(&names);
+        }
+        gd_free(users);
+    }
+    const char *no_user = gd_probe_getenv(f->ctx, "PYTHONNOUSERSITE");
+    const char *base = gd_probe_getenv(f->ctx, "PYTHONUSERBASE");
+    const char *appdata = gd_probe_getenv(f->ctx, "APPDATA");
+    if (no_user && *no_user)
+        return;
+    if (base && win_path(f, base, path, sizeof path)) {
+        f->user_base = dup(f, path);
+    } else if (appdata && win_path(f, appdata, path, sizeof path)) {
+        f->user_base = win_child(f, path, "Python");
+    } else if (profile && win_path(f, profile, path, sizeof path)) {
+        f->user_base = win_child(f, path, "AppData/Roaming/Python");
+    }
+}
+
+static void win_find(struct finder *f)
+{
+    win_setup(f);
+    win_given(f);
+    win_active(f);
+    win_on_path(f);
+    win_conda(f);
+    win_python_org(f);
+    win_user_sites(f);
+    venv_bases(f);
+}
+
 /* Homes: $HOME, and for an image every /root and /home/<user> (whose user will run it is not
  * known). Pyenv roots: PYENV_ROOT and each home's .pyenv, canonical. The user site's base. */
 static void setup(struct finder *f)
@@ -1323,16 +1867,21 @@ enum gd_status gd_find_python_envs(struct gd_probe_ctx *ctx, struct gd_pyenvs *o
     /* The root's sticky flag catches an allocation lost inside it (an anomaly's note) that no
      * status reported. */
     bool oom_before = gd_root_out_of_memory(ctx->root);
-    setup(&f);
-    given(&f);
-    active(&f);
-    on_path(&f);
-    conda(&f);
-    pyenv_versions(&f);
-    virtualenvwrapper(&f);
-    system_envs(&f);
-    user_sites(&f);
-    venv_bases(&f);
+    f.windows = ctx->windows;
+    if (f.windows) {
+        win_find(&f);
+    } else {
+        setup(&f);
+        given(&f);
+        active(&f);
+        on_path(&f);
+        conda(&f);
+        pyenv_versions(&f);
+        virtualenvwrapper(&f);
+        system_envs(&f);
+        user_sites(&f);
+        venv_bases(&f);
+    }
     gd_free(f.cwd);
     gd_free(f.user_base);
     gd_strlist_free(&f.homes);

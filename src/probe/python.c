@@ -9,7 +9,8 @@
 
 #define REF_MAX (GD_ROOT_PATH_MAX + 64)
 
-static void record_env(struct gd_report *report, const struct gd_pyenvs *envs, size_t i)
+static void record_env(struct gd_report *report, const struct gd_pyenvs *envs, size_t i,
+                       bool windows)
 {
     const struct gd_pyenv *e = &envs->items[i];
     /* A prefix holding a second Python version (deadsnakes' python3.12 beside Debian's 3.11,
@@ -40,6 +41,9 @@ static void record_env(struct gd_report *report, const struct gd_pyenvs *envs, s
         snprintf(ref, sizeof ref, "%s/bin", e->prefix);
         if (e->python)
             gd_fact_str(en, "python", e->python, gd_src(GD_SOURCE_PATH, e->python));
+        else if (windows)
+            gd_fact_absent(en, "python", "no python.exe (a venv's: in Scripts)",
+                           gd_src(GD_SOURCE_PATH, e->prefix));
         else
             gd_fact_absent(en, "python", "no pythonX.Y, python3 or python in its bin",
                            gd_src(GD_SOURCE_PATH, ref));
@@ -48,8 +52,10 @@ static void record_env(struct gd_report *report, const struct gd_pyenvs *envs, s
         gd_fact_str(en, "version", e->version, gd_src(e->version_kind, e->version_ref));
     else
         gd_fact_unknown(en, "version",
-                        "no pyvenv.cfg version, conda-meta python record, pythonX.Y interpreter "
-                        "or lib/pythonX.Y directory states it",
+                        windows ? "no pyvenv.cfg version, conda-meta python record, pythonXY.dll "
+                                  "or PythonXY directory name states it"
+                                : "no pyvenv.cfg version, conda-meta python record, pythonX.Y "
+                                  "interpreter or lib/pythonX.Y directory states it",
                         gd_src(GD_SOURCE_PATH, e->prefix));
     if (e->active)
         gd_fact_bool(en, "active", true, gd_src(GD_SOURCE_ENV, e->active_var));
@@ -59,8 +65,10 @@ static void record_env(struct gd_report *report, const struct gd_pyenvs *envs, s
     if (e->is_default)
         gd_fact_bool(en, "default", true, gd_src(GD_SOURCE_ENV, "PATH"));
     else
-        gd_fact_bool(en, "default", false,
-                     gd_src(GD_SOURCE_DERIVED, "not what python3 (else python) on PATH runs"));
+        gd_fact_bool(
+            en, "default", false,
+            gd_src(GD_SOURCE_DERIVED, windows ? "not the first python.exe on PATH"
+                                              : "not what python3 (else python) on PATH runs"));
     if (e->kind == GD_PYENV_VENV) {
         struct gd_source cfg =
             e->venv_cfg ? gd_src(GD_SOURCE_FILE, e->venv_cfg) : gd_src(GD_SOURCE_PATH, e->prefix);
@@ -100,7 +108,7 @@ void gd_probe_python(struct gd_probe_ctx *ctx)
     }
     const struct gd_pyenvs *envs = &ctx->pyenvs;
     for (size_t i = 0; i < envs->count; i++)
-        record_env(ctx->report, envs, i);
+        record_env(ctx->report, envs, i, ctx->windows);
     struct gd_entity *s = gd_report_add_entity(ctx->report, "python", "python");
     gd_fact_int(s, "envs", (long long)envs->count,
                 gd_src(GD_SOURCE_DERIVED, "Python environments found"));
@@ -111,7 +119,10 @@ void gd_probe_python(struct gd_probe_ctx *ctx)
     if (def)
         gd_fact_str(s, "default", def->prefix, gd_src(GD_SOURCE_ENV, "PATH"));
     else
-        gd_fact_absent(s, "default", "no python3 or python on PATH", gd_src(GD_SOURCE_ENV, "PATH"));
+        gd_fact_absent(s, "default",
+                       ctx->windows ? "no python.exe on PATH (the WindowsApps aliases aside)"
+                                    : "no python3 or python on PATH",
+                       gd_src(GD_SOURCE_ENV, "PATH"));
     if (envs->dropped)
         gd_fact_int(s, "envs.dropped", (long long)envs->dropped,
                     gd_src(GD_SOURCE_DERIVED, "environments past the cap, not inspected"));

@@ -46,9 +46,22 @@ static bool from_file(struct gd_probe_ctx *ctx, const char *root, const char *na
     return ok;
 }
 
-/* "cuda-12.2" or "cuda-11" as a path component (the toolkit's install directory name). */
+/* "cuda-12.2" or "cuda-11" as a path component (the toolkit's install directory name), or the
+ * Windows installer's ".../CUDA/v11.2" (windows_cuda: toolkit_dir). */
 static bool from_name(const char *path, struct gd_version *v)
 {
+    for (const char *c = strchr(path, '/'); c; c = strchr(c + 1, '/')) {
+        static const char win[] = "/cuda/v";
+        size_t k = 0;
+        while (win[k] && gd_to_lower(c[k]) == win[k])
+            k++;
+        if (win[k])
+            continue;
+        size_t n = strcspn(c + k, "/");
+        if (gd_version_parse_n(c + k, n, v) == GD_OK && v->nparts == 2 && v->pre == GD_PRE_NONE &&
+            !v->local[0])
+            return true;
+    }
     const char *p = path;
     while ((p = strstr(p, "/cuda-")) != NULL) {
         p += 6;

@@ -32,6 +32,28 @@ static void missing_dir(struct gd_report *r, const char *var, const char *why)
     gd_finding_set_why(f, "%s", why);
     gd_finding_add_evidence(f, gd_rf(r, "env", var));
     gd_finding_add_evidence(f, exists);
+    if (gd_rules_windows(r)) {
+        /* Windows: the toolkits the installer put side by side (win_cuda.c). */
+        int cudnn = strcmp(var, "CUDNN_PATH") == 0;
+        const char *versions = cudnn ? NULL : gd_rv(r, "cuda_toolkits", "versions");
+        if (versions) {
+            gd_finding_add_evidence(f, gd_rf(r, "cuda_toolkits", "versions"));
+            gd_finding_add_fix(f,
+                               "Point it at an installed toolkit (this machine has CUDA %s, "
+                               "under C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y) "
+                               "with `setx %s \"<directory>\" /M` in an administrator prompt "
+                               "(or in System Properties > Environment Variables), or delete it; "
+                               "then open a new terminal.",
+                               versions, var);
+        } else {
+            gd_finding_add_fix(f,
+                               "Point it at an installed %s with `setx %s \"<directory>\" /M` in "
+                               "an administrator prompt (or in System Properties > Environment "
+                               "Variables), or delete it; then open a new terminal.",
+                               cudnn ? "cuDNN" : "CUDA toolkit", var);
+        }
+        return;
+    }
     const char *nvcc_dir = gd_rv(r, "env", "nvcc.path");
     const char *nvcc_version = gd_rv(r, "env", "nvcc.cuda_version");
     if (strcmp(var, "CUDNN_PATH") != 0 && nvcc_dir && gd_str_ends_with(nvcc_dir, "/bin/nvcc"))

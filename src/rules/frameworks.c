@@ -85,7 +85,9 @@ bool gd_fw_gpu_present(const struct gd_report *r)
     const char *count = gd_rv(r, "gpus", "count");
     struct gd_machine m;
     gd_machine_of(r, &m);
-    return (count && atol(count) > 0) || m.module_loaded;
+    /* Windows lists no GPUs from files: an installed NVIDIA driver (nvcuda.dll) stands for one. */
+    return (count && atol(count) > 0) || m.module_loaded ||
+           gd_rv(r, "driver", "nvcuda.path") != NULL;
 }
 
 bool gd_fw_in_env(const struct gd_report *r, const struct gd_entity *env,
@@ -237,13 +239,27 @@ static bool memo_fixes(const struct cpu_fix_memo *m, struct gd_finding *f,
     return true;
 }
 
+/* TensorFlow after its last native-Windows GPU release on native Windows: CPU-only by design,
+ * which framework.tf-windows-no-gpu (windows.c) explains with the way out. */
+static bool tf_windows_cpu(const struct gd_report *r, const struct gd_kb *kb,
+                           const struct gd_entity *fw)
+{
+    const char *framework = gd_fw_val(fw, "framework"), *version = gd_fw_val(fw, "version");
+    struct gd_version v, last;
+    return gd_rules_windows(r) && !gd_fact_is_true(gd_rf(r, "wsl", "detected")) && framework &&
+           strcmp(framework, "tensorflow") == 0 && version &&
+           gd_version_parse(version, &v) == GD_OK &&
+           gd_kb_tf_last_native_windows_gpu(kb, &last, NULL) == GD_OK &&
+           gd_version_cmp_parts(&v, &last, 2) > 0;
+}
+
 static void cpu_only(struct gd_report *r, const struct gd_kb *kb, const struct fwix *ix, bool gpu)
 {
     struct cpu_fix_memo memo = { 0 };
     for (size_t i = 0; i < ix->nfws; i++) {
         const struct gd_entity *fw = ix->fws[i];
         const char *build = gd_fw_val(fw, "build");
-        if (!build || strcmp(build, "cpu") != 0)
+        if (!build || strcmp(build, "cpu") != 0 || tf_windows_cpu(r, kb, fw))
             continue;
         const char *dist = gd_fw_val(fw, "dist"), *version = gd_fw_val(fw, "version");
         const char *site = gd_fw_val(fw, "site");

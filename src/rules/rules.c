@@ -4,18 +4,51 @@
 
 #include <string.h>
 
-static const gd_rule_fn all_rules[] = {
-    gd_rule_driver,     gd_rule_devices,      gd_rule_container,    gd_rule_wsl,
-    gd_rule_env,        gd_rule_libs,         gd_rule_frameworks,   gd_rule_fwdriver,
-    gd_rule_fwversions, gd_rule_windows,      gd_rule_keras,        gd_rule_imports,
-    gd_rule_root,       gd_rule_kb,           gd_rule_cuda,         gd_rule_gpu_health,
-    gd_rule_visible,    gd_rule_vendor_calls, gd_rule_windows_dlls,
+/* Which machines a rule judges: the rules of a Linux machine's driver, device files,
+ * containers, WSL and ELF libraries have nothing to say of a Windows machine (host.os.id
+ * "windows"), whose probes record none of those facts; a rule of Windows' own says nothing of
+ * Linux. */
+enum rule_os { ANY, LINUX, WINDOWS };
+
+static const struct {
+    gd_rule_fn fn;
+    enum rule_os os;
+} all_rules[] = {
+    { gd_rule_driver, LINUX },
+    { gd_rule_win_driver, WINDOWS },
+    { gd_rule_devices, LINUX },
+    { gd_rule_container, LINUX },
+    { gd_rule_wsl, LINUX },
+    { gd_rule_env, ANY },
+    { gd_rule_libs, LINUX },
+    { gd_rule_frameworks, ANY },
+    { gd_rule_fwdriver, ANY },
+    { gd_rule_fwversions, ANY },
+    { gd_rule_windows, ANY },
+    { gd_rule_win_cuda, WINDOWS },
+    { gd_rule_keras, ANY },
+    { gd_rule_imports, ANY },
+    { gd_rule_root, ANY },
+    { gd_rule_kb, ANY },
+    { gd_rule_cuda, ANY },
+    { gd_rule_gpu_health, ANY },
+    { gd_rule_visible, ANY },
+    { gd_rule_vendor_calls, ANY },
+    { gd_rule_windows_dlls, WINDOWS },
 };
+
+bool gd_rules_windows(const struct gd_report *r)
+{
+    const char *os = gd_rv(r, "host", "os.id");
+    return os && strcmp(os, "windows") == 0;
+}
 
 void gd_rules_run(struct gd_report *report, const struct gd_kb *kb)
 {
+    enum rule_os os = gd_rules_windows(report) ? WINDOWS : LINUX;
     for (size_t i = 0; i < sizeof all_rules / sizeof *all_rules; i++)
-        all_rules[i](report, kb);
+        if (all_rules[i].os == ANY || all_rules[i].os == os)
+            all_rules[i].fn(report, kb);
 }
 
 static const gd_rule_fn test_rules[] = { gd_rule_cuda, gd_rule_vendor_calls, gd_rule_smoke };
@@ -65,6 +98,9 @@ void gd_rules_kb_env(const struct gd_report *r, struct gd_kb_env *env,
     const struct gd_fact *d = gd_rf(r, "driver", "kernel_module.version");
     if (!gd_fact_known_value(d))
         d = gd_rf(r, "driver", "libcuda.version");
+    /* Windows: the version NVIDIA's numbering reads from nvcuda.dll's file version. */
+    if (!gd_fact_known_value(d))
+        d = gd_rf(r, "driver", "nvcuda.version");
     if (gd_fact_known_value(d) && gd_version_parse(gd_fact_known_value(d), &env->driver) == GD_OK)
         env->has_driver = true;
     else

@@ -44,6 +44,12 @@ void gd_rule_fwversions(struct gd_report *report, const struct gd_kb *kb);
 void gd_rule_windows(struct gd_report *report, const struct gd_kb *kb);
 /* Windows: a framework's DLL found only where Python 3.8+ no longer looks (windll.c). */
 void gd_rule_windows_dlls(struct gd_report *report, const struct gd_kb *kb);
+/* Windows only (gd_rules_run skips them elsewhere): the driver's DLLs, and CUDA, cuDNN and
+ * TensorFlow's DLLs (src/rules/windows.c). */
+void gd_rule_win_driver(struct gd_report *report, const struct gd_kb *kb);
+void gd_rule_win_cuda(struct gd_report *report, const struct gd_kb *kb);
+/* Whether the report is of a Windows machine (host.os.id "windows"). */
+bool gd_rules_windows(const struct gd_report *r);
 
 /* ---- helpers shared by the rules ---- */
 

@@ -309,12 +309,15 @@ static const struct gd_os_stat *stat_known(const struct gd_root *root, const cha
 }
 
 /* lstat of a host path for its type only: from the listing of its directory when there is
- * one (absent: GD_ENOENT), else through the cache. Only `type` is set from a listing. */
+ * one (absent: GD_ENOENT where names are case-sensitive), else through the cache. Only `type`
+ * is set from a listing. */
 static enum gd_status listed_stat(struct gd_root *root, const char *host, struct gd_os_stat *out)
 {
     unsigned char type;
     int listed = listed_type_of(root, host, &type);
-    if (listed == 0)
+    /* Where the file system folds case (Windows), a name the listing spells otherwise is there
+     * all the same: only the system can say it is absent. */
+    if (listed == 0 && !gd_os_names_ignore_case())
         return GD_ENOENT;
     if (listed == 1 && type != TYPE_UNKNOWN) {
         memset(out, 0, sizeof *out);
@@ -915,6 +918,21 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     listing_keep(root, host, out->block, len, out->names, out->count);
     gd_free(host);
     return GD_OK;
+}
+
+enum gd_status gd_root_stored_name(struct gd_root *root, const char *path, char **name)
+{
+    *name = NULL;
+    if (!gd_os_names_ignore_case())
+        return GD_EUNSUPPORTED;
+    char *host;
+    enum gd_status st = host_for(root, path, false, &host);
+    if (st == GD_OK) {
+        st = gd_os_stored_name(host, name);
+        gd_free(host);
+    }
+    note_status(root, st == GD_ENOMEM ? st : GD_OK, path);
+    return st;
 }
 
 enum gd_status gd_root_access(struct gd_root *root, const char *path, bool read, bool write)

@@ -93,6 +93,9 @@ struct gd_names {
 };
 /* The entries of a directory, sorted by name, without "." and "..". */
 enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_names *out);
+/* The name of the last component of `path` as the file system stores it (gd_os_stored_name),
+ * into new memory: GD_EUNSUPPORTED where names are stored as they are asked (POSIX). */
+enum gd_status gd_root_stored_name(struct gd_root *root, const char *path, char **name);
 void gd_names_free(struct gd_names *names);
 
 /* Whether this process may read/write the path: only for the live root (GD_EUNSUPPORTED

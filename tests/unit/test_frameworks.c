@@ -541,8 +541,16 @@ static void test_hostile(void **state)
     run(&r, NULL);
     EXPECT(&r, "framework:/site/tensorflow-2.4.0.dist-info", "build", "?");
     run_free(&r);
+    /* TensorFlow's Windows spelling reads as the version it names (cuda_configure.bzl). */
     tu_write(tree, "site/tensorflow/python/platform/build_info.py",
-             "build_info = {'is_cuda_build': True, 'cuda_version': '64_112'}\n");
+             "build_info = {'is_cuda_build': True, 'cuda_version': '64_112', "
+             "'cudnn_version': '64_8'}\n");
+    run(&r, NULL);
+    EXPECT(&r, "framework:/site/tensorflow-2.4.0.dist-info", "build.cuda", "11.2");
+    EXPECT(&r, "framework:/site/tensorflow-2.4.0.dist-info", "build.cudnn", "8");
+    run_free(&r);
+    tu_write(tree, "site/tensorflow/python/platform/build_info.py",
+             "build_info = {'is_cuda_build': True, 'cuda_version': '64_1a2'}\n");
     run(&r, NULL);
     EXPECT(&r, "framework:/site/tensorflow-2.4.0.dist-info", "build.cuda", "?");
     run_free(&r);

@@ -87,9 +87,9 @@ static void expect(const struct gd_kb_row *row, const char *field, const char *w
 
 /* ---- consistency ---------------------------------------------------------------------------- */
 
-static const char *const tables[] = { "cuda_toolkit", "cuda_arch",         "cudnn_builds",
-                                      "tf_builds",    "torch_builds",      "jax_builds",
-                                      "cupy_builds",  "onnxruntime_builds" };
+static const char *const tables[] = { "cuda_toolkit", "cuda_arch",          "cudnn_builds",
+                                      "tf_builds",    "torch_builds",       "jax_builds",
+                                      "cupy_builds",  "onnxruntime_builds", "windows_cuda" };
 
 /* Fields holding versions (a string or a list of strings), per table. */
 static const struct {
@@ -115,6 +115,7 @@ static const struct {
     { "onnxruntime_builds",
       { "onnxruntime", "cuda", "cuda_major", "cudnn", "cudnn_major", "cudnn_linux", "cudnn_windows",
         NULL } },
+    { "windows_cuda", { "cuda", "cudnn_major", "cudnn_min", "cudnn_below", NULL } },
 };
 
 /* Fields every row must have, per table and kind ("" for tables without kinds). */
@@ -134,6 +135,16 @@ static const struct {
       "windows_native_gpu",
       { "tensorflow_below", "cuda", "cudnn", "commands", NULL } },
     { "tf_builds", "pip_requirements", { "cuda", "cudnn", "driver_linux", "commands", NULL } },
+    { "tf_builds", "wsl_setup", { "where", "commands", NULL } },
+    { "windows_cuda", "toolkit_dir", { "path", "subdir", "bin", NULL } },
+    { "windows_cuda", "env", { "meaning", NULL } },
+    { "windows_cuda", "cudnn_dir", { "path", "subdir", "bin", NULL } },
+    { "windows_cuda", "driver_dll", { "family", "dll", "dirs", NULL } },
+    { "windows_cuda", "driver_version", { "from_field", "digits", "decimals", NULL } },
+    { "windows_cuda", "dll", { "family", "dll", "cuda", NULL } },
+    { "windows_cuda", "cudnn_dll", { "dll", "cudnn_major", NULL } },
+    { "windows_cuda", "dependency", { "dll", "needed_by", "cudnn_min", "cudnn_below", NULL } },
+    { "windows_cuda", "framework_dlls", { "framework", "cuda", "dlls", NULL } },
     { "torch_builds", "matrix", { "torch", "python", "python_min", "python_max", NULL } },
     { "torch_builds", "wheel", { "torch", "cuda", "tag", "status", NULL } },
     { "torch_builds", "release", { "torch", "cuda", "tags", "pip", NULL } },
@@ -231,6 +242,8 @@ static void key_of(const char *tname, const struct gd_kb_row *row, char *buf, si
         { "torch_builds", { "kind", "torch", "cuda", NULL } },
         { "jax_builds", { "plugin", "current", "cudnn_min", NULL } },
         { "cupy_builds", { "cupy", NULL } },
+        { "windows_cuda",
+          { "kind", "dll", "cuda", "variable", "variable_pattern", "framework", NULL } },
     };
     size_t len = (size_t)snprintf(buf, size, "%s", tname);
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
@@ -825,6 +838,55 @@ static void test_spot_jax_cupy_ort(void **state)
     assert_true(gd_kb_list_has(r, "also", "nvidia-forum-190426"));
 }
 
+static void test_spot_windows(void **state)
+{
+    (void)state;
+    const struct gd_kb_table *t = table("windows_cuda");
+    const struct gd_kb_row *r;
+    /* pathfinder-supported-libs, SUPPORTED_WINDOWS_DLLS_CTK: "cudart64_110.dll",
+     * "cusparse64_11.dll", "nvrtc64_112_0.dll"; pathfinder-catalog: cufft64_11.dll beside
+     * libcufft.so.11 (CUDA 12). */
+    r = find(t, "kind", "dll", "dll", "cudart64_110.dll", NULL);
+    expect(r, "cuda", "11");
+    r = find(t, "kind", "dll", "dll", "cufft64_11.dll", NULL);
+    expect(r, "cuda", "12");
+    r = find(t, "kind", "dll", "dll", "cusolver64_10.dll", NULL);
+    expect(r, "cuda", "11.0");
+    /* tf-issue-44291: 11.1.0, 11.1.1 and 11.2.0 install cusolver64_11.dll. */
+    r = find(t, "kind", "dll", "dll", "cusolver64_11.dll", "cuda", "11", NULL);
+    expect(r, "source", "tf-issue-44291");
+    /* cupy-issue-6226: "cuDNN 8.3.0+ requires zlib"; cudnn-frontend-pr-1006: Windows needs
+     * cublasLt*.dll and nvrtc*.dll. */
+    r = find(t, "kind", "dependency", NULL);
+    expect(r, "dll", "zlibwapi.dll");
+    expect(r, "cudnn_min", "8.3");
+    expect(r, "cudnn_below", "9");
+    /* mpv-animejanai-pr-81: 32.0.16.1047 -> 610.47, last five digits, dot before the last
+     * two. */
+    r = find(t, "kind", "driver_version", NULL);
+    expect(r, "digits", "5");
+    expect(r, "decimals", "2");
+    /* pynvml-issue-31: nvml.dll in C:\WINDOWS\system32; chromium-nvml: the NVSMI folder. */
+    r = find(t, "kind", "driver_dll", "dll", "nvml.dll", NULL);
+    assert_true(gd_kb_list_has(r, "dirs", "Windows/System32"));
+    assert_true(gd_kb_list_has(r, "dirs", "Program Files/NVIDIA Corporation/NVSMI"));
+    /* tf-issue-72097: 'cublas64_11.dll', 'cublasLt64_11.dll', 'cufft64_10.dll',
+     * 'cusparse64_11.dll', 'cudnn64_8.dll'. */
+    r = find(t, "kind", "framework_dlls", "framework", "tensorflow", NULL);
+    static const char *const tf[] = { "cublas64_11.dll",  "cublasLt64_11.dll",
+                                      "cufft64_10.dll",   "cusparse64_11.dll",
+                                      "cudart64_110.dll", "cudnn64_{cudnn_major}.dll" };
+    for (size_t i = 0; i < sizeof tf / sizeof *tf; i++)
+        assert_true(gd_kb_list_has(r, "dlls", tf[i]));
+    /* Every DLL TensorFlow names is a row of its family, for its CUDA major. */
+    for (size_t i = 0; i < gd_kb_list_len(r, "dlls"); i++) {
+        const char *dll = gd_kb_list_at(r, "dlls", i);
+        if (strchr(dll, '{') || strcmp(dll, "nvcuda.dll") == 0)
+            continue;
+        find(t, "kind", "dll", "dll", dll, "cuda", "11", NULL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -833,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_spot_cuda_toolkit), cmocka_unit_test(test_spot_cuda_arch),
         cmocka_unit_test(test_spot_cudnn),        cmocka_unit_test(test_spot_tensorflow),
         cmocka_unit_test(test_spot_torch),        cmocka_unit_test(test_spot_jax_cupy_ort),
+        cmocka_unit_test(test_spot_windows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -263,6 +263,8 @@ static void test_resolve_listed(void **state)
     size_t n = sizeof resolve_cases / sizeof *resolve_cases;
     for (size_t k = 0; k < n; k++) {
         const struct resolve_case *c = &resolve_cases[k];
+        if (((c->needs & LINKS) && !links) || ((c->needs & FIFO) && !fifo))
+            continue; /* test_resolve says how many */
         char *out = (char *)1;
         enum gd_status st = gd_root_resolve(root, c->path, c->follow_last, &out);
         if (st != c->status)

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "core/alloc.h"
 #include "loader/winload.h"
+#include "os/os.h"
 #include "sysroot/sysroot.h"
 
 #include <setjmp.h>
@@ -138,12 +139,15 @@ static void test_find_any_case(void **state)
     assert_int_equal(gd_win_find(f.root, "/Windows/SYSTEM32", &p), GD_OK);
     assert_string_equal(p, "/windows/system32");
     gd_free(p);
-    /* The exact spelling wins where a case-sensitive tree holds two. */
-    dll(f.dir, "/windows/system32/kernel32.dll", X64, NULL, NULL, NULL);
-    gd_root_forget(f.root);
-    assert_int_equal(gd_win_find(f.root, "/windows/system32/kernel32.dll", &p), GD_OK);
-    assert_string_equal(p, "/windows/system32/kernel32.dll");
-    gd_free(p);
+    /* The exact spelling wins where a case-sensitive tree holds two (a case-folding file
+     * system, Windows', holds one: the file written is KERNEL32.DLL again). */
+    if (!gd_os_names_ignore_case()) {
+        dll(f.dir, "/windows/system32/kernel32.dll", X64, NULL, NULL, NULL);
+        gd_root_forget(f.root);
+        assert_int_equal(gd_win_find(f.root, "/windows/system32/kernel32.dll", &p), GD_OK);
+        assert_string_equal(p, "/windows/system32/kernel32.dll");
+        gd_free(p);
+    }
     assert_int_equal(gd_win_find(f.root, "/windows/system32/nothere.dll", &p), GD_ENOENT);
     assert_int_equal(gd_win_find(f.root, "/windows/nodir/x.dll", &p), GD_ENOENT);
     /* A file is not a directory on the way. */
