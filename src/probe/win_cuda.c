@@ -4,8 +4,7 @@
  * (version.json, version.txt or cuda.h as on Linux, else its "vX.Y" directory name), the CUDA and
  * cuDNN DLLs in its bin directory with what the windows_cuda table says of their names, the cuDNN
  * of NVIDIA's own cuDNN installer, and the DLLs cuDNN needs beside it (zlibwapi.dll for cuDNN
- * 8.3 to 8.x), looked for where Windows would find them for cuDNN: cuDNN's own directory,
- * System32 and the directories of PATH (the full search order is src/loader's).
+ * 8.3 to 8.x), looked for where Windows' loader finds them for cuDNN (src/loader/winload.c).
  *
  * Entities: cuda_toolkit:<path> (path, found_by, version, bin, dlls), cuda_dll:<path> (family,
  * cuda: the CUDA versions whose toolkits ship that name), cudnn_dir:<dir> (dll, major, version,
@@ -19,6 +18,7 @@
 #include "core/winpath.h"
 #include "kb/kb.h"
 #include "kb/windows.h"
+#include "loader/winload.h"
 #include "parse/cuda_version.h"
 #include "sysroot/nocase.h"
 
@@ -27,7 +27,6 @@
 
 #define TOOLKITS_MAX    32   /* toolkits recorded; more are counted */
 #define DIR_ENTRIES_MAX 4096 /* entries of one bin or installer directory looked at */
-#define PATH_DIRS_MAX   256  /* PATH entries looked at for a DLL */
 #define CUDNN_MAX       32
 
 struct toolkit {
@@ -175,47 +174,37 @@ static void from_installer_dir(struct scan *s)
 
 /* ---- DLLs --------------------------------------------------------------------------------- */
 
-/* The first place Windows would find `dll` for a library in `dir`: that directory, System32,
- * then PATH (gd_loader's full order adds the application's directory and the current one).
- * New memory, or NULL with `looked` saying where it was looked for. */
-static char *find_dependency(struct scan *s, const char *dir, const char *dll,
-                             struct gd_buf *looked)
+/* Where Windows finds `dll` when cuDNN's sub-libraries import it: LoadLibrary's standard order
+ * (src/loader/winload.c), with the inspected PATH. The application's and the current directory
+ * are the program's, unknown here, and not searched: a DLL beside python.exe is not counted.
+ * Directories searched go to `looked`. New memory, or NULL. */
+static char *find_dependency(struct scan *s, const char *dll, struct gd_buf *looked)
 {
-    char *found = NULL;
-    char *p = gd_path_join(dir, dll);
-    enum gd_status st = p ? gd_root_find_nocase(s->ctx->root, p, &found) : GD_ENOMEM;
-    gd_free(p);
-    oom(s, st);
-    gd_buf_printf(looked, "%s", dir);
+    struct gd_winload_options o = { 0 };
+    o.mode = GD_WIN_STANDARD;
+    o.path_env = gd_probe_getenv(s->ctx, "PATH");
+    struct gd_winload *L = NULL;
+    enum gd_status st = gd_winload_new(s->ctx->root, &o, GD_PE_MACHINE_AMD64, &L);
+    struct gd_win_edge *edge = NULL;
     if (st == GD_OK)
-        return found;
-    char sys[64];
-    snprintf(sys, sizeof sys, "/Windows/System32/%s", dll);
-    if ((st = gd_root_find_nocase(s->ctx->root, sys, &found)) == GD_OK)
-        return found;
+        st = gd_winload_resolve(L, NULL, dll, false, &edge);
     oom(s, st);
-    gd_buf_printf(looked, ", %s", "Windows/System32");
-    const char *path = gd_probe_getenv(s->ctx, "PATH");
-    struct gd_span rest = gd_span_of(path ? path : ""), item;
-    size_t k = 0;
-    while (k++ < PATH_DIRS_MAX && gd_span_next_field(&rest, ';', &item)) {
-        char *text = gd_strndup(item.p, item.n), *d = NULL, why[128];
-        st = text ? gd_probe_win_path(s->ctx, text, &d, why, sizeof why) : GD_ENOMEM;
-        gd_free(text);
-        oom(s, st);
-        if (st == GD_OK) {
-            p = gd_path_join(d, dll);
-            st = p ? gd_root_find_nocase(s->ctx->root, p, &found) : GD_ENOMEM;
-            gd_free(p);
-            oom(s, st);
+    char *found = NULL;
+    if (st == GD_OK && edge->to && !(found = gd_strdup(edge->to->path)))
+        oom(s, GD_ENOMEM);
+    if (st == GD_OK && !edge->to) {
+        const struct gd_win_dir *dirs = NULL;
+        size_t n = gd_winload_dirs(L, 0, &dirs), shown = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool again = !dirs[i].dir; /* PATH often repeats System32 and Windows */
+            for (size_t k = 0; k < i && !again; k++)
+                again = dirs[k].dir && gd_str_ieq(dirs[k].dir, dirs[i].dir);
+            if (!again)
+                gd_buf_printf(looked, "%s%s", shown++ ? ", " : "", dirs[i].dir);
         }
-        gd_free(d);
-        if (st == GD_OK)
-            return found;
     }
-    if (path)
-        gd_buf_printf(looked, ", %s", "the directories of PATH");
-    return NULL;
+    gd_winload_free(L);
+    return found;
 }
 
 /* The cuDNN version of a toolkit that it was copied into: include/cudnn_version.h (cuDNN 8 and
@@ -313,7 +302,7 @@ static void record_cudnn(struct scan *s, const char *dir, const char *dll, long 
         snprintf(fact, sizeof fact, "%.*s.path", (int)strcspn(need, "."), need);
         struct gd_buf looked;
         gd_buf_init(&looked, 4096);
-        char *found = find_dependency(s, dir, need, &looked);
+        char *found = find_dependency(s, need, &looked);
         if (found)
             gd_fact_str(e, fact, found, gd_src(GD_SOURCE_PATH, found));
         else

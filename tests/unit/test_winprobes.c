@@ -3,6 +3,7 @@
  * CUDA_PATH and CUDA_PATH_V*, the toolkits and their DLLs, cuDNN and zlibwapi.dll, the Python
  * environments of a Windows machine (python.org, a venv, conda, the Microsoft Store's user site),
  * no Linux fact or finding, and every failed allocation of a whole check. */
+#define _GNU_SOURCE
 #include "core/alloc.h"
 #include "core/report.h"
 #include "os/os.h"
@@ -16,6 +17,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "pebuild.h"
+#include "testutil.h"
 
 #define ROOTS   GD_SOURCE_DIR "/tests/fixtures/roots/"
 #define CUDA    "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\"
@@ -252,6 +256,61 @@ static void alloc_failures(const char *root, const char *const *env)
     gd_options_free(o);
 }
 
+/* A PE image for `machine` at `rel` in `root`. */
+static void pe_file(const char *root, const char *rel, uint16_t machine)
+{
+    size_t len = 0;
+    unsigned char *img = pb_image(machine, 0, NULL, 0, &len);
+    assert_non_null(img);
+    tu_write_n(root, rel, img, len);
+    free(img);
+}
+
+/* zlibwapi.dll is looked for as Windows' loader looks for a DLL that cuDNN's sub-libraries
+ * import (src/loader/winload.c, the standard order with the inspected PATH): a 32-bit copy in
+ * System32 is skipped, the x64 one on PATH is found; one beside cuDNN only, in a directory not
+ * on PATH, is not where the loader looks. */
+static void test_zlibwapi_search(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("gd-zlib");
+    const char *bin = "/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/bin";
+    char rel[256];
+    tu_mkdirs(dir, "/Windows/System32");
+    snprintf(rel, sizeof rel, "%s/cudnn64_8.dll", bin);
+    pe_file(dir, rel, 0x8664);
+    tu_write(dir, "/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/include/cudnn_version.h",
+             "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 4\n#define CUDNN_PATCHLEVEL 1\n");
+    pe_file(dir, "/Windows/System32/zlibwapi.dll", 0x014c);
+    pe_file(dir, "/zlib/bin/zlibwapi.dll", 0x8664);
+    const char *cudnn = "cudnn_dir:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8/bin";
+    const char *const on_path[] = { "Path=C:\\zlib\\bin;C:\\Windows\\system32", NULL };
+    struct gd_options *o = options(dir, on_path);
+    struct gd_report *r = NULL;
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    expect(r, cudnn, "version", "8.4.1");
+    expect(r, cudnn, "zlibwapi.path", "/zlib/bin/zlibwapi.dll");
+    assert_false(has_finding(r, "windows.cudnn-zlib-missing"));
+    gd_report_free(r);
+    gd_options_free(o);
+    /* Beside cuDNN, whose directory is not on PATH: not found. */
+    snprintf(rel, sizeof rel, "%s/zlibwapi.dll", bin);
+    pe_file(dir, rel, 0x8664);
+    const char *const off_path[] = { "Path=C:\\Windows\\system32", NULL };
+    o = options(dir, off_path);
+    assert_int_equal(gd_check(o, &r), GD_OK);
+    const struct gd_fact *zlib = gd_report_fact(r, cudnn, "zlibwapi.path");
+    assert_non_null(zlib);
+    assert_int_equal(gd_fact_state(zlib), GD_FACT_ABSENT);
+    assert_non_null(strstr(gd_fact_reason(zlib), "/Windows/System32"));
+    assert_null(strstr(gd_fact_reason(zlib), "/zlib/bin"));
+    assert_true(has_finding(r, "windows.cudnn-zlib-missing"));
+    gd_report_free(r);
+    gd_options_free(o);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 static void test_alloc_failures(void **state)
 {
     (void)state;
@@ -262,9 +321,8 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tf210),
-        cmocka_unit_test(test_tf215),
-        cmocka_unit_test(test_drive),
+        cmocka_unit_test(test_tf210),          cmocka_unit_test(test_tf215),
+        cmocka_unit_test(test_drive),          cmocka_unit_test(test_zlibwapi_search),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
