@@ -11,23 +11,6 @@
 
 #include "pe/version.h"
 
-struct memory {
-    const uint8_t *data;
-    size_t len;
-};
-
-static enum gd_status read_memory(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
-{
-    const struct memory *m = ctx;
-    *got = 0;
-    if (offset >= m->len)
-        return GD_OK;
-    size_t avail = m->len - (size_t)offset;
-    *got = n < avail ? n : avail;
-    memcpy(buf, m->data + offset, *got);
-    return GD_OK;
-}
-
 static void check_text(const char *s)
 {
     FUZZ_CHECK(fuzz_terminated(s, GD_PE_VERSION_STR));
@@ -64,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct gd_pe *pe = NULL;
     if (gd_pe_read_memory(data, size, &pe) != GD_OK)
         return 0;
-    struct memory m = { data, size };
-    struct gd_pe_source src = { read_memory, &m, size };
+    struct gd_pe_memory m = { data, size };
+    struct gd_pe_source src = gd_pe_memory_source(&m);
     check(gd_pe_version_read(&src, pe, &v), &v);
     gd_pe_free(pe);
     return 0;

@@ -259,27 +259,27 @@ out:
     return GD_OK;
 }
 
-struct memory {
-    const unsigned char *data;
-    size_t len;
-};
-
 static enum gd_status read_memory(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
 {
-    const struct memory *m = ctx;
+    const struct gd_pe_memory *m = ctx;
     *got = 0;
     if (offset >= m->len)
         return GD_OK;
     size_t avail = m->len - (size_t)offset;
     *got = n < avail ? n : avail;
-    memcpy(buf, m->data + offset, *got);
+    memcpy(buf, (const unsigned char *)m->data + offset, *got);
     return GD_OK;
+}
+
+struct gd_pe_source gd_pe_memory_source(struct gd_pe_memory *mem)
+{
+    return (struct gd_pe_source){ read_memory, mem, mem->len };
 }
 
 enum gd_status gd_pe_read_memory(const void *data, size_t len, struct gd_pe **out)
 {
-    struct memory m = { data, len };
-    struct gd_pe_source src = { read_memory, &m, len };
+    struct gd_pe_memory m = { data, len };
+    struct gd_pe_source src = gd_pe_memory_source(&m);
     return gd_pe_read(&src, out);
 }
 

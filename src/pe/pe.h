@@ -65,6 +65,13 @@ bool gd_pe_rva_to_offset(const struct gd_pe *pe, uint32_t rva, uint64_t *off);
 enum gd_status gd_pe_read(const struct gd_pe_source *src, struct gd_pe **out);
 /* The same over bytes in memory (borrowed for the call). */
 enum gd_status gd_pe_read_memory(const void *data, size_t len, struct gd_pe **out);
+/* A source over bytes in memory, for the readers that take one (gd_pe_version_read): `mem`
+ * must outlive the source. */
+struct gd_pe_memory {
+    const void *data;
+    size_t len;
+};
+struct gd_pe_source gd_pe_memory_source(struct gd_pe_memory *mem);
 void gd_pe_free(struct gd_pe *pe);
 /* "x86_64", "i386", "aarch64" or NULL. */
 const char *gd_pe_machine_name(uint16_t machine);

@@ -271,13 +271,17 @@ static enum gd_status string_file_info(const unsigned char *b, const struct bloc
         return st;
     if (table.key_units != 8)
         return GD_EFORMAT;
+    /* Kept only whole: a key broken halfway must not leave half a language behind it (the fixed
+     * part of the resource still stands then). */
+    char lang[9];
     for (size_t i = 0; i < 8; i++) {
         uint16_t c = le16(table.key + 2 * i);
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
             return GD_EFORMAT;
-        out->lang[i] = (char)c;
+        lang[i] = (char)c;
     }
-    out->lang[8] = '\0';
+    lang[8] = '\0';
+    memcpy(out->lang, lang, sizeof lang);
     /* A StringTable's strings start right after its key (it has no value). */
     size_t at = table.children, count = 0;
     while (at < table.end) {

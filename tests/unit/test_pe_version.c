@@ -298,27 +298,10 @@ static size_t build_image(unsigned char *img, const struct out *info)
     return IMG_SIZE;
 }
 
-struct memory {
-    const unsigned char *data;
-    size_t len;
-};
-
-static enum gd_status read_memory(void *ctx, void *buf, size_t n, uint64_t offset, size_t *got)
-{
-    const struct memory *m = ctx;
-    *got = 0;
-    if (offset >= m->len)
-        return GD_OK;
-    size_t avail = m->len - (size_t)offset;
-    *got = n < avail ? n : avail;
-    memcpy(buf, m->data + offset, *got);
-    return GD_OK;
-}
-
 static enum gd_status read_image(const unsigned char *img, size_t len, struct gd_pe_version *v)
 {
-    struct memory m = { img, len };
-    struct gd_pe_source src = { read_memory, &m, len };
+    struct gd_pe_memory m = { img, len };
+    struct gd_pe_source src = gd_pe_memory_source(&m);
     struct gd_pe *pe = NULL;
     enum gd_status st = gd_pe_read(&src, &pe);
     if (st != GD_OK)
