@@ -15,6 +15,10 @@ enum gd_status gd_os_child_argv(const char *self, const struct gd_child_def *def
 
 /* ---- supplied by os_posix.c and os_win32.c ---- */
 
+/* Write `len` bytes of a report line to the parent (gd_child_send formats it); a write that
+ * fails ends the line there: the parent reads a report cut short. */
+void gd_os_child_write(struct gd_child_out *out, const char *data, size_t len);
+
 /* This process's arguments in UTF-8: `argv` itself on POSIX; on Windows the command line's own
  * (GetCommandLineW: the C runtime's argv is in the ANSI code page, which cannot hold every
  * path). NULL when they cannot be had. Never freed: the process exits. */

@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,4 +205,24 @@ const char *gd_os_signal_name(int sig, char *buf, size_t size)
         snprintf(buf, size, "signal %d", sig);
         return buf;
     }
+}
+
+/* One report line, "KEY VALUE\n": a line break inside the value would start a line of its own,
+ * so it becomes a space; the line is cut at 4 KiB. */
+void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...)
+{
+    char value[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    for (char *p = value; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    char line[4096 + 256];
+    int n = snprintf(line, sizeof line, "%s %s\n", key, value);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    gd_os_child_write(out, line, len);
 }

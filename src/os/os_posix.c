@@ -14,7 +14,6 @@
 #include <link.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,21 +387,8 @@ struct gd_child_out {
     int fd;
 };
 
-void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...)
+void gd_os_child_write(struct gd_child_out *out, const char *line, size_t len)
 {
-    char value[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
-    for (char *p = value; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    char line[4096 + 256];
-    int n = snprintf(line, sizeof line, "%s %s\n", key, value);
-    if (n < 0)
-        return;
-    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(out->fd, line + done, len - done);

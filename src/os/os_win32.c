@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <io.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,21 +607,8 @@ struct gd_child_out {
     HANDLE h;
 };
 
-void gd_child_send(struct gd_child_out *out, const char *key, const char *fmt, ...)
+void gd_os_child_write(struct gd_child_out *out, const char *line, size_t len)
 {
-    char value[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
-    for (char *p = value; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    char line[4096 + 256];
-    int n = snprintf(line, sizeof line, "%s %s\n", key, value);
-    if (n < 0)
-        return;
-    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     DWORD w = 0;
     for (size_t done = 0; done < len; done += w)
         if (!WriteFile(out->h, line + done, (DWORD)(len - done), &w, NULL) || w == 0)
