@@ -141,26 +141,37 @@ static void from_environment(struct scan *s)
     }
 }
 
+/* The directory the windows_cuda table's first row of `kind` names ("toolkit_dir": Program
+ * Files/NVIDIA GPU Computing Toolkit/CUDA), as the tree spells it: new memory on GD_OK;
+ * GD_ENOENT when there is no such row or directory. */
+static enum gd_status kb_dir(struct scan *s, const char *kind, char **dir)
+{
+    *dir = NULL;
+    const struct gd_kb_row *row = first_row(s->t, kind);
+    const char *rel = row ? gd_kb_str(row, "path") : NULL;
+    if (!rel)
+        return GD_ENOENT;
+    char want[GD_ROOT_PATH_MAX];
+    snprintf(want, sizeof want, "/%s", rel);
+    enum gd_status st = gd_root_find_nocase(s->ctx->root, want, dir);
+    oom(s, st);
+    return st;
+}
+
 /* Every vX.Y in the installer's directory. */
 static void from_installer_dir(struct scan *s)
 {
-    const struct gd_kb_row *row = first_row(s->t, "toolkit_dir");
-    const char *rel = row ? gd_kb_str(row, "path") : NULL;
-    if (!rel)
-        return;
-    char want[GD_ROOT_PATH_MAX], *dir = NULL;
-    snprintf(want, sizeof want, "/%s", rel);
-    enum gd_status st = gd_root_find_nocase(s->ctx->root, want, &dir);
-    oom(s, st);
+    char *dir = NULL;
+    enum gd_status st = kb_dir(s, "toolkit_dir", &dir);
     struct gd_names names;
     if (st == GD_OK && (st = gd_root_list(s->ctx->root, dir, &names)) == GD_OK) {
+        /* The source outlives `dir`: the report keeps its own copy. */
+        const char *where = gd_report_strdup(s->ctx->report, dir);
         for (size_t i = 0; i < names.count && i < DIR_ENTRIES_MAX; i++) {
             struct gd_version v;
             if (!v_name(names.names[i], &v))
                 continue;
             char *path = gd_path_join(dir, names.names[i]);
-            /* The source outlives `dir`: the report keeps its own copy. */
-            const char *where = gd_report_strdup(s->ctx->report, dir);
             if (path && where)
                 add_toolkit(s, path, "the installer's directory", gd_src(GD_SOURCE_PATH, where));
             oom(s, path && where ? GD_OK : GD_ENOMEM);
@@ -417,14 +428,8 @@ static void record_toolkit(struct scan *s, struct toolkit *t, struct gd_buf *ver
  * itself for older layouts. */
 static void cudnn_installer(struct scan *s)
 {
-    const struct gd_kb_row *row = first_row(s->t, "cudnn_dir");
-    const char *rel = row ? gd_kb_str(row, "path") : NULL;
-    if (!rel)
-        return;
-    char want[GD_ROOT_PATH_MAX], *dir = NULL;
-    snprintf(want, sizeof want, "/%s", rel);
-    enum gd_status st = gd_root_find_nocase(s->ctx->root, want, &dir);
-    oom(s, st);
+    char *dir = NULL;
+    enum gd_status st = kb_dir(s, "cudnn_dir", &dir);
     struct gd_names versions;
     if (st != GD_OK || gd_root_list(s->ctx->root, dir, &versions) != GD_OK) {
         gd_free(dir);
