@@ -11,9 +11,7 @@ set_tests_properties(wine.prefix PROPERTIES FIXTURES_SETUP wine SKIP_RETURN_CODE
 # others run, and a case among them that needs what Windows lacks skips itself with the reason
 # (tests/unit/testutil.h: no FIFOs, no mode bits, no shell scripts; symlinks where the system
 # makes none, as wine 8, which answers CreateSymbolicLinkW with success and makes nothing).
-set(GD_WIN_SKIPPED_TESTS live imports)
-set(GD_WIN_SKIPPED_WHY_live
-    "the fake NVIDIA libraries it loads (tests/fakes) are Linux shared objects")
+set(GD_WIN_SKIPPED_TESTS imports)
 set(GD_WIN_SKIPPED_WHY_imports
     "its fake Python interpreters are shell scripts, and no Windows Python is here to import with")
 
@@ -69,6 +67,23 @@ foreach(fake IN LISTS GD_WIN_FAKES ITEMS gone cudart_dep)
   add_dependencies(test_children winfake_${fake})
 endforeach()
 target_link_libraries(winfake_cudart_dep PRIVATE winfake_gone)
+
+# The fake NVIDIA driver as Windows DLLs, from the sources of the Linux fakes (tests/fakes/README.md):
+# nvcuda.dll (fakes/cuda.c) and nvml.dll (fakes/nvml.c) in tests/fakes/win. unit.live finds them
+# the Windows way: that directory on PATH, or the paths of the driver facts it records itself.
+set(GD_WIN_FAKES_DIR ${CMAKE_BINARY_DIR}/tests/fakes/win)
+foreach(fake IN ITEMS cuda:nvcuda nvml:nvml)
+  string(REPLACE ":" ";" parts ${fake})
+  list(GET parts 0 src)
+  list(GET parts 1 dll)
+  add_library(winfake_${dll} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fakes/${src}.c)
+  set_target_properties(winfake_${dll} PROPERTIES OUTPUT_NAME ${dll} PREFIX ""
+                        RUNTIME_OUTPUT_DIRECTORY ${GD_WIN_FAKES_DIR})
+  # NVIDIA's functions with NVIDIA's names, without NVIDIA's headers (as in fakes/CMakeLists.txt).
+  target_compile_options(winfake_${dll} PRIVATE -Wno-missing-prototypes -Wno-strict-prototypes)
+  add_dependencies(test_live winfake_${dll})
+endforeach()
+set_tests_properties(unit.live PROPERTIES ENVIRONMENT "FAKE_GPUS=2")
 
 # The end-to-end tests (tests/e2e/CMakeLists.txt), their runner built for Windows too.
 add_subdirectory(e2e)

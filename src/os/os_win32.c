@@ -1176,6 +1176,11 @@ void *gd_os_dlopen(const char *path, char *err, size_t size)
             snprintf(err, size, "%s", st == GD_ENOMEM ? "out of memory" : "name not UTF-8");
         return NULL;
     }
+    /* Paths come with '/' (src/os writes them so): LoadLibraryEx's documentation asks for
+     * backslashes ("be sure to use backslashes (\), not forward slashes"). */
+    for (wchar_t *c = w; *c; c++)
+        if (*c == L'/')
+            *c = L'\\';
     /* No error dialog box for a missing dependency: the message comes back instead. */
     UINT old = SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
     HMODULE h = LoadLibraryExW(w, NULL, 0);

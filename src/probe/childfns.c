@@ -9,19 +9,24 @@
 
 #include <limits.h>
 
-/* ---- the variables a vendor library reads (struct gd_live_env): values 0 and 1 ---- */
+/* ---- the variables a vendor library reads and the driver library (struct gd_live_env):
+ * values 0 to 2 ---- */
+
+#define ENV_VALUES 3
 
 static void env_pack(const struct gd_live_env *env, struct gd_child_args *out)
 {
     gd_child_args_str(out, env->visible);
     gd_child_args_str(out, env->order);
+    gd_child_args_str(out, env->lib);
 }
 
 static bool env_unpack(const struct gd_child_args *in, struct gd_live_env *env)
 {
     env->visible = gd_child_args_at(in, 0);
     env->order = gd_child_args_at(in, 1);
-    return in->n >= 2;
+    env->lib = gd_child_args_at(in, 2);
+    return in->n >= ENV_VALUES;
 }
 
 static void live_env_pack(const void *arg, struct gd_child_args *out)
@@ -31,12 +36,13 @@ static void live_env_pack(const void *arg, struct gd_child_args *out)
 
 static bool live_env_unpack(const struct gd_child_args *in, void *arg)
 {
-    return env_unpack(in, arg) && in->n == 2;
+    return env_unpack(in, arg) && in->n == ENV_VALUES;
 }
 
 const struct gd_child_def gd_live_cuda_def = { "live.cuda", gd_live_cuda_child, live_env_pack,
                                                live_env_unpack, sizeof(struct gd_live_env) };
-const struct gd_child_def gd_live_nvml_def = { "live.nvml", gd_live_nvml_child, NULL, NULL, 0 };
+const struct gd_child_def gd_live_nvml_def = { "live.nvml", gd_live_nvml_child, live_env_pack,
+                                               live_env_unpack, sizeof(struct gd_live_env) };
 
 /* ---- one CUDA runtime: the variables, then the copy's path ---- */
 
@@ -50,14 +56,15 @@ static void cudart_pack(const void *arg, struct gd_child_args *out)
 static bool cudart_unpack(const struct gd_child_args *in, void *arg)
 {
     struct gd_cudart_arg *a = arg;
-    a->path = gd_child_args_at(in, 2);
-    return env_unpack(in, &a->env) && in->n == 3 && a->path;
+    a->path = gd_child_args_at(in, ENV_VALUES);
+    return env_unpack(in, &a->env) && in->n == ENV_VALUES + 1 && a->path;
 }
 
 const struct gd_child_def gd_live_cudart_def = { "live.cudart", gd_live_cudart_child, cudart_pack,
                                                  cudart_unpack, sizeof(struct gd_cudart_arg) };
 
-/* ---- gpudoctor test: the variables, the device, the family, the library copy ---- */
+/* ---- gpudoctor test: the variables and the driver library, the device, the family, the library
+ * copy ---- */
 
 static void smoke_pack(const void *arg, struct gd_child_args *out)
 {
@@ -72,13 +79,14 @@ static bool smoke_unpack(const struct gd_child_args *in, void *arg)
 {
     struct gd_smoke_arg *a = arg;
     long long device, family;
-    if (!env_unpack(in, &a->env) || in->n != 5 || !gd_child_args_get_int(in, 2, &device) ||
-        !gd_child_args_get_int(in, 3, &family) || device < INT_MIN || device > INT_MAX ||
-        family < GD_SMOKE_CUBLAS || family > GD_SMOKE_NCCL)
+    if (!env_unpack(in, &a->env) || in->n != ENV_VALUES + 3 ||
+        !gd_child_args_get_int(in, ENV_VALUES, &device) ||
+        !gd_child_args_get_int(in, ENV_VALUES + 1, &family) || device < INT_MIN ||
+        device > INT_MAX || family < GD_SMOKE_CUBLAS || family > GD_SMOKE_NCCL)
         return false;
     a->device = (int)device;
     a->family = (enum gd_smoke_family)family;
-    a->path = gd_child_args_at(in, 4);
+    a->path = gd_child_args_at(in, ENV_VALUES + 2);
     return true;
 }
 

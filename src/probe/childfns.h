@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 extern const struct gd_child_def gd_live_cuda_def;   /* struct gd_live_env */
-extern const struct gd_child_def gd_live_nvml_def;   /* no argument */
+extern const struct gd_child_def gd_live_nvml_def;   /* struct gd_live_env (only its lib) */
 extern const struct gd_child_def gd_live_cudart_def; /* struct gd_cudart_arg */
 extern const struct gd_child_def gd_smoke_device_def, gd_smoke_library_def,
     gd_smoke_nccl_def;                                /* struct gd_smoke_arg */

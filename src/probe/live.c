@@ -6,6 +6,7 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "probe/childfns.h"
+#include "sysroot/sysroot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,29 @@ static void join(struct gd_probe_ctx *ctx)
     }
 }
 
+const char *gd_live_driver_lib(struct gd_probe_ctx *ctx, enum gd_live_driver which)
+{
+    bool cuda = which == GD_LIVE_CUDA;
+    if (!ctx->windows)
+        return cuda ? GD_LIVE_CUDA_SONAME : GD_LIVE_NVML_SONAME;
+    const char *dll = cuda ? GD_LIVE_CUDA_DLL : GD_LIVE_NVML_DLL;
+    /* A root path ("/Windows/System32/nvcuda.dll"). The live probe runs for the live root only,
+     * whose host path of it is itself: to LoadLibrary a rooted path names the current drive,
+     * which is what the live root is on Windows (sysroot.h). */
+    const char *found = gd_fact_known_value(
+        gd_report_fact(ctx->report, "driver", cuda ? "nvcuda.path" : "nvml.path"));
+    if (!found)
+        return dll;
+    char *host = gd_root_host_path(ctx->root, found);
+    const char *lib = host ? gd_report_printf(ctx->report, "%s", host) : NULL;
+    gd_free(host);
+    if (!lib) {
+        gd_report_out_of_memory(ctx->report);
+        return dll;
+    }
+    return lib;
+}
+
 static void skipped(struct gd_probe_ctx *ctx, const char *why)
 {
     gd_fact_unknown(gd_report_add_entity(ctx->report, "cuda_driver", "cuda_driver"), "init", why,
@@ -147,7 +171,10 @@ void gd_probe_live(struct gd_probe_ctx *ctx)
         return;
     }
     struct gd_live_env env = { gd_env_get(ctx->env, "CUDA_VISIBLE_DEVICES"),
-                               gd_env_get(ctx->env, "CUDA_DEVICE_ORDER") };
+                               gd_env_get(ctx->env, "CUDA_DEVICE_ORDER"), NULL };
+    struct gd_live_env cuda = env, nvml = env;
+    cuda.lib = gd_live_driver_lib(ctx, GD_LIVE_CUDA);
+    nvml.lib = gd_live_driver_lib(ctx, GD_LIVE_NVML);
     struct runtime *rt = gd_calloc(RUNTIMES_MAX, sizeof *rt);
     struct gd_cudart_arg *args = gd_calloc(RUNTIMES_MAX, sizeof *args);
     struct gd_child_job *jobs = gd_calloc(2 + RUNTIMES_MAX, sizeof *jobs);
@@ -157,8 +184,8 @@ void gd_probe_live(struct gd_probe_ctx *ctx)
         goto out;
     }
     size_t nrt = find_runtimes(ctx->report, rt);
-    jobs[0] = (struct gd_child_job){ .def = &gd_live_cuda_def, .arg = &env };
-    jobs[1] = (struct gd_child_job){ .def = &gd_live_nvml_def, .arg = &env };
+    jobs[0] = (struct gd_child_job){ .def = &gd_live_cuda_def, .arg = &cuda };
+    jobs[1] = (struct gd_child_job){ .def = &gd_live_nvml_def, .arg = &nvml };
     for (size_t i = 0; i < nrt; i++) {
         args[i] = (struct gd_cudart_arg){ env, rt[i].path };
         jobs[2 + i] = (struct gd_child_job){ .def = &gd_live_cudart_def, .arg = &args[i] };
@@ -170,8 +197,8 @@ void gd_probe_live(struct gd_probe_ctx *ctx)
     } else if (st != GD_OK) {
         skipped(ctx, "gpudoctor could not start a child process to ask the driver");
     } else {
-        gd_live_cuda_facts(ctx, &vcs[0]);
-        gd_live_nvml_facts(ctx, &vcs[1]);
+        gd_live_cuda_facts(ctx, &vcs[0], cuda.lib);
+        gd_live_nvml_facts(ctx, &vcs[1], nvml.lib);
         for (size_t i = 0; i < nrt; i++)
             gd_live_cudart_facts(ctx, &vcs[2 + i], rt[i].path, rt[i].used_by);
         join(ctx);

@@ -10,16 +10,37 @@
 #include "probe/probe.h"
 #include "probe/vchild.h"
 
-/* The variables of the inspected environment a child sets before it loads a vendor library
- * (the driver reads them in cuInit): the inspected environment may differ from gpudoctor's own
- * (--env, --no-env). NULL values are removed. */
+/* What a child needs of the inspected machine before it loads a vendor library: the variables
+ * of the inspected environment it sets first (the driver reads them in cuInit; the inspected
+ * environment may differ from gpudoctor's own: --env, --no-env; NULL values are removed), and
+ * which driver library it loads (gd_live_driver_lib). */
 struct gd_live_env {
     const char *visible; /* CUDA_VISIBLE_DEVICES */
     const char *order;   /* CUDA_DEVICE_ORDER */
+    const char *lib;     /* the driver library to load, a name or a path; NULL: the Linux SONAME
+                          * (GD_LIVE_CUDA_SONAME for the driver API, GD_LIVE_NVML_SONAME for NVML) */
 };
 void gd_live_apply_env(const struct gd_live_env *env);
 
-/* Children: `arg` is a struct gd_live_env (cudart: struct gd_cudart_arg). */
+/* The driver's libraries as a Linux program loads them: by SONAME, through glibc's search. */
+#define GD_LIVE_CUDA_SONAME "libcuda.so.1"
+#define GD_LIVE_NVML_SONAME "libnvidia-ml.so.1"
+/* ... and as a Windows program does: nvcuda.dll and nvml.dll, by name through the DLL search or
+ * by the full path the Windows driver probe found (win_driver.c). */
+#define GD_LIVE_CUDA_DLL "nvcuda.dll"
+#define GD_LIVE_NVML_DLL "nvml.dll"
+
+enum gd_live_driver { GD_LIVE_CUDA, GD_LIVE_NVML };
+/* The driver library the children load for the driver API or NVML on the inspected machine.
+ * Linux: the SONAME. Windows (ctx->windows): the host path of the driver probe's
+ * driver.nvcuda.path / driver.nvml.path fact when it found the DLL (nvml.dll of older drivers
+ * is in the NVSMI folder, which is on no search path), else the bare DLL name, which Windows'
+ * loader searches for as it does for any program. Borrowed: a literal, or a copy in the report
+ * (out of memory is recorded there, and the bare name returned). */
+const char *gd_live_driver_lib(struct gd_probe_ctx *ctx, enum gd_live_driver which);
+
+/* Children: `arg` is a struct gd_live_env (cudart: struct gd_cudart_arg, which loads its `path`
+ * and no driver library of its own choosing: env.lib is not used there). */
 void gd_live_cuda_child(void *arg, struct gd_child_out *out);
 void gd_live_nvml_child(void *arg, struct gd_child_out *out);
 struct gd_cudart_arg {
@@ -28,9 +49,10 @@ struct gd_cudart_arg {
 };
 void gd_live_cudart_child(void *arg, struct gd_child_out *out);
 
-/* Parents: facts from what the children sent. */
-void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc);
-void gd_live_nvml_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc);
+/* Parents: facts from what the children sent; `lib` is what the child was told to load (its
+ * env.lib; NULL: the SONAME), named in the facts' sources and reasons. */
+void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, const char *lib);
+void gd_live_nvml_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, const char *lib);
 void gd_live_cudart_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, const char *path,
                           const char *used_by);
 

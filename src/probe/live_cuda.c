@@ -1,8 +1,10 @@
-/* The CUDA driver API (libcuda.so.1) as every CUDA program meets it: loaded by its SONAME through
- * the loader's own search, cuInit, the CUDA version the driver supports, and each device it
- * lets programs see (after CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER), in the order programs
- * number them. No context is created here: in exclusive-process mode a context of gpudoctor's
- * could make a job starting at that moment fail; `gpudoctor test` creates them. */
+/* The CUDA driver API (libcuda.so.1; nvcuda.dll on Windows) as every CUDA program meets it:
+ * loaded by its SONAME through the loader's own search (on Windows by the path the driver probe
+ * found, else by name through the DLL search: gd_live_driver_lib), cuInit, the CUDA version the
+ * driver supports, and each device it lets programs see (after CUDA_VISIBLE_DEVICES and
+ * CUDA_DEVICE_ORDER), in the order programs number them. No context is created here: in
+ * exclusive-process mode a context of gpudoctor's could make a job starting at that moment fail;
+ * `gpudoctor test` creates them. */
 #include "probe/live.h"
 
 #include "core/version.h"
@@ -130,10 +132,12 @@ static void describe_device(struct gd_child_out *out, const struct driver *d, in
 
 void gd_live_cuda_child(void *arg, struct gd_child_out *out)
 {
-    gd_live_apply_env(arg);
+    const struct gd_live_env *env = arg;
+    const char *lib = env->lib ? env->lib : GD_LIVE_CUDA_SONAME;
+    gd_live_apply_env(env);
     char err[512], path[1024];
-    gd_vc_step(out, "dlopen libcuda.so.1");
-    void *h = gd_os_dlopen("libcuda.so.1", err, sizeof err);
+    gd_vc_step(out, "dlopen %s", lib);
+    void *h = gd_os_dlopen(lib, err, sizeof err);
     if (!h) {
         gd_vc_fail(out, "library", "dlopen", -1, err);
         gd_vc_done(out);
@@ -142,7 +146,7 @@ void gd_live_cuda_child(void *arg, struct gd_child_out *out)
     if (gd_os_dlpath(h, path, sizeof path))
         gd_child_send(out, "library", "%s", path);
     else
-        gd_child_send(out, "library", "libcuda.so.1");
+        gd_child_send(out, "library", "%s", lib);
     struct driver d;
     memset(&d, 0, sizeof d);
     cuInit_fn init = (cuInit_fn)gd_os_dlsym(h, "cuInit");
@@ -250,10 +254,14 @@ static void device_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, int i
                gd_src(GD_SOURCE_CALL, "cuDeviceTotalMem_v2"));
 }
 
-void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
+void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, const char *loaded)
 {
+    if (!loaded)
+        loaded = GD_LIVE_CUDA_SONAME;
     struct gd_entity *e = gd_report_add_entity(ctx->report, "cuda_driver", "cuda_driver");
-    struct gd_source lib_src = gd_src(GD_SOURCE_CALL, "dlopen(libcuda.so.1)");
+    char call[1100];
+    snprintf(call, sizeof call, "dlopen(%s)", loaded);
+    struct gd_source lib_src = gd_src(GD_SOURCE_CALL, call);
     const struct gd_fact *lib =
         gd_vc_fact(e, "library", vc, "library", false, GD_VENDOR_DRIVER, -1, lib_src);
     if (gd_fact_known_value(lib))
@@ -263,7 +271,8 @@ void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
     long long code;
     char name[128];
     if (!gd_fact_known_value(lib)) {
-        gd_fact_absent(e, "init", "libcuda.so.1 could not be loaded", init_src);
+        gd_fact_absent(e, "init", gd_report_printf(ctx->report, "%s could not be loaded", loaded),
+                       init_src);
     } else if (gd_vc_int(vc, "init.code", &code)) {
         const char *n = gd_vc_str(vc, "init.name", name, sizeof name);
         if (!n || !*n)
@@ -276,7 +285,7 @@ void gd_live_cuda_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
     } else {
         gd_vc_fact(e, "init", vc, "init", false, GD_VENDOR_DRIVER, -1, init_src);
     }
-    gd_vc_record_end(e, vc, "libcuda.so.1");
+    gd_vc_record_end(e, vc, loaded);
     long long count = -1;
     if (!gd_vc_int(vc, "init.code", &code) || code != CUDA_SUCCESS)
         return;

@@ -1,7 +1,7 @@
-/* NVML (libnvidia-ml.so.1), what nvidia-smi is built on: every GPU of the machine whatever
- * CUDA_VISIBLE_DEVICES says, in nvidia-smi's order, with its health and load. Functions are
- * looked up newest first with their older names as fallback (nvmlInit_v2 then nvmlInit,
- * nvmlDeviceGetCurrentClocksEventReasons then ...ThrottleReasons, the NVML 13 rename). A
+/* NVML (libnvidia-ml.so.1; nvml.dll on Windows), what nvidia-smi is built on: every GPU of the
+ * machine whatever CUDA_VISIBLE_DEVICES says, in nvidia-smi's order, with its health and load.
+ * Functions are looked up newest first with their older names as fallback (nvmlInit_v2 then
+ * nvmlInit, nvmlDeviceGetCurrentClocksEventReasons then ...ThrottleReasons, the NVML 13 rename). A
  * function the driver lacks or a GPU does not support leaves its fact absent or unknown, never
  * zero. */
 #include "probe/live.h"
@@ -412,17 +412,18 @@ static void query_processes(struct gd_child_out *out, const struct nvml *n, nvml
 
 void gd_live_nvml_child(void *arg, struct gd_child_out *out)
 {
-    (void)arg;
+    /* Only the library: NVML lists every GPU whatever CUDA_VISIBLE_DEVICES says. */
+    const struct gd_live_env *env = arg;
+    const char *lib = env->lib ? env->lib : GD_LIVE_NVML_SONAME;
     char err[512], path[1024];
-    gd_vc_step(out, "dlopen libnvidia-ml.so.1");
-    void *h = gd_os_dlopen("libnvidia-ml.so.1", err, sizeof err);
+    gd_vc_step(out, "dlopen %s", lib);
+    void *h = gd_os_dlopen(lib, err, sizeof err);
     if (!h) {
         gd_vc_fail(out, "library", "dlopen", -1, err);
         gd_vc_done(out);
         return;
     }
-    gd_child_send(out, "library", "%s",
-                  gd_os_dlpath(h, path, sizeof path) ? path : "libnvidia-ml.so.1");
+    gd_child_send(out, "library", "%s", gd_os_dlpath(h, path, sizeof path) ? path : lib);
     struct nvml n = { h, (nvmlErrorString_fn)gd_os_dlsym(h, "nvmlErrorString") };
     const char *call;
     nvmlInit_v2_fn init = (nvmlInit_v2_fn)sym2(h, "nvmlInit_v2", "nvmlInit", &call);
@@ -731,15 +732,20 @@ static void device_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, unsig
     process_facts(ctx, e, have_bus ? bus : id + 4, vc, i);
 }
 
-void gd_live_nvml_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
+void gd_live_nvml_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc, const char *loaded)
 {
+    if (!loaded)
+        loaded = GD_LIVE_NVML_SONAME;
     struct gd_entity *e = gd_report_add_entity(ctx->report, "nvml", "nvml");
+    char call[1100];
+    snprintf(call, sizeof call, "dlopen(%s)", loaded);
     const struct gd_fact *lib = gd_vc_fact(e, "library", vc, "library", false, GD_VENDOR_NVML, -1,
-                                           gd_src(GD_SOURCE_CALL, "dlopen(libnvidia-ml.so.1)"));
+                                           gd_src(GD_SOURCE_CALL, call));
     struct gd_source init_src = gd_src(GD_SOURCE_CALL, "nvmlInit_v2");
     long long code = -1;
     if (!gd_fact_known_value(lib)) {
-        gd_fact_absent(e, "init", "libnvidia-ml.so.1 could not be loaded", init_src);
+        gd_fact_absent(e, "init", gd_report_printf(ctx->report, "%s could not be loaded", loaded),
+                       init_src);
     } else if (gd_vc_int(vc, "init.code", &code)) {
         const char *name = gd_vendor_error_name(GD_VENDOR_NVML, (long)code);
         if (name)
@@ -750,7 +756,7 @@ void gd_live_nvml_facts(struct gd_probe_ctx *ctx, const struct gd_vc *vc)
     } else {
         gd_vc_fact(e, "init", vc, "init", false, GD_VENDOR_NVML, -1, init_src);
     }
-    gd_vc_record_end(e, vc, "libnvidia-ml.so.1");
+    gd_vc_record_end(e, vc, loaded);
     if (code != NVML_SUCCESS)
         return;
     gd_vc_fact(e, "driver_version", vc, "driver_version", false, GD_VENDOR_NVML, -1,

@@ -274,7 +274,7 @@ static void run_part(struct smoke *s, const struct gd_child_def *def, struct gd_
         if (extra)
             extra(e, &vc);
         char what[1400];
-        snprintf(what, sizeof what, "%s on %s", library ? library : "libcuda.so.1", device);
+        snprintf(what, sizeof what, "%s on %s", library ? library : s->env.lib, device);
         gd_vc_record_end(e, &vc, what);
     } else {
         if (st == GD_ENOMEM)
@@ -381,7 +381,8 @@ void gd_probe_smoke(struct gd_probe_ctx *ctx, const struct gd_smoke_options *o)
     struct smoke s = { ctx,
                        o,
                        { gd_env_get(ctx->env, "CUDA_VISIBLE_DEVICES"),
-                         gd_env_get(ctx->env, "CUDA_DEVICE_ORDER") },
+                         gd_env_get(ctx->env, "CUDA_DEVICE_ORDER"),
+                         gd_live_driver_lib(ctx, GD_LIVE_CUDA) },
                        o && o->timeout_ms ? o->timeout_ms : SMOKE_TIMEOUT_MS,
                        false };
     long long count = 0;
@@ -396,9 +397,11 @@ void gd_probe_smoke(struct gd_probe_ctx *ctx, const struct gd_smoke_options *o)
         gd_fact_int(test, "devices", 0, count_src);
     } else {
         const char *why = gd_report_value(r, "cuda_driver", "init");
-        char reason[160];
-        snprintf(reason, sizeof reason, "%s%s",
-                 why ? "cuInit returned " : "libcuda.so.1 could not be loaded", why ? why : "");
+        char reason[1100];
+        if (why)
+            snprintf(reason, sizeof reason, "cuInit returned %s", why);
+        else
+            snprintf(reason, sizeof reason, "%s could not be loaded", s.env.lib);
         gd_fact_absent(test, "devices", reason, gd_src(GD_SOURCE_CALL, "cuInit"));
     }
     struct gd_smoke_copy *cublas = gd_calloc(COPIES_MAX, sizeof *cublas);

@@ -57,15 +57,16 @@ static void step(struct gd_child_out *out, const char *key, const char *call)
     gd_vc_step(out, "%s: %s", key, call);
 }
 
-/* Load libcuda, initialise it and make `device`'s primary context current, under the step
- * "context". False (after saying why) when that fails. */
+/* Load the driver (env->lib), initialise it and make `device`'s primary context current, under the
+ * step "context". False (after saying why) when that fails. */
 static bool open_driver(struct gd_child_out *out, const struct gd_live_env *env, struct cu *cu)
 {
     gd_live_apply_env(env);
     memset(cu, 0, sizeof *cu);
+    const char *lib = env->lib ? env->lib : GD_LIVE_CUDA_SONAME;
     char err[512];
-    step(out, "context", "dlopen(libcuda.so.1)");
-    void *h = gd_os_dlopen("libcuda.so.1", err, sizeof err);
+    gd_vc_step(out, "context: dlopen(%s)", lib);
+    void *h = gd_os_dlopen(lib, err, sizeof err);
     if (!h) {
         gd_vc_fail(out, "context", "dlopen", -1, err);
         return false;

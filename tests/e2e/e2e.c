@@ -1677,8 +1677,18 @@ static int run_live(const struct ctx *x)
         run_free(&r);
         return 1;
     }
-    static const char *const want[] = { "host.live = true", "host.os.id = windows",
-                                        "cuda_driver.init = absent (*)", "nvml.init = absent (*)" };
+    /* The children load the Windows driver's DLLs by name (the driver probe found none in
+     * System32 or the NVSMI folder): the facts name the DLL each tried. */
+    static const char *const want[] = {
+        "host.live = true",
+        "host.os.id = windows",
+        "cuda_driver.init = absent (nvcuda.dll could not be loaded) [call cuInit]",
+        "nvml.init = absent (nvml.dll could not be loaded) [call nvmlInit_v2]",
+        "cuda_driver.library = absent (*)",
+        "nvml.library = absent (*)",
+        "driver.nvcuda.path = absent (*)",
+        "driver.nvml.path = absent (*)",
+    };
     if (r.status != 0 && r.status != 1)
         fail("gpudoctor on this machine exited with %d", r.status);
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
@@ -1693,6 +1703,24 @@ static int run_live(const struct ctx *x)
             free(actual);
         }
         free(label);
+    }
+    /* The loader's message and the call name the DLL that was tried. */
+    static const char *const tried[][2] = { { "cuda_driver.library", "nvcuda.dll" },
+                                            { "nvml.library", "nvml.dll" } };
+    for (size_t i = 0; i < 2; i++) {
+        struct json_object *fact = entity_fact(report, tried[i][0]), *source = NULL;
+        char call[64];
+        snprintf(call, sizeof call, "dlopen(%s)", tried[i][1]);
+        if (!fact)
+            continue; /* said above */
+        json_object_object_get_ex(fact, "source", &source);
+        if (!strstr(str_field(fact, "reason"), tried[i][1]) ||
+            strcmp(source ? str_field(source, "ref") : "", call) != 0) {
+            char *actual = render_fact(tried[i][0], fact, true);
+            fail("expected %s to name %s in its reason and source, the report has \"%s\"",
+                 tried[i][0], tried[i][1], actual);
+            free(actual);
+        }
     }
     struct json_object *all = NULL;
     if (json_object_object_get_ex(report, "findings", &all))

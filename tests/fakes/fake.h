@@ -1,5 +1,6 @@
 /*
- * What the fake vendor libraries share: their behaviour comes from environment variables, read
+ * What the fake vendor libraries share (Linux shared objects, and the driver's two as Windows DLLs
+ * of the mingw build: nvcuda.dll, nvml.dll): their behaviour comes from environment variables, read
  * at each call, so one build serves every test case (tests/fakes/README.md lists them).
  *
  *   FAKE_GPUS=N              physical GPUs, in PCI order (what NVML and nvidia-smi count)
@@ -7,7 +8,7 @@
  *                            NVML's used, util, ... (see README)
  *   FAKE_FAIL="call=code,.." a call returns this status instead of working
  *   FAKE_HANG="call,..."     a call never returns
- *   FAKE_CRASH="call,..."    a call dies of SIGSEGV
+ *   FAKE_CRASH="call,..."    a call dies of SIGSEGV (Windows: of an access violation)
  *   FAKE_WRONG="what,..."    a result is wrong: copy, kernel, sgemm, conv, allreduce
  */
 #ifndef GD_FAKES_FAKE_H
@@ -18,7 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 /* The item `name` of a comma-separated list in variable `var`: true, with what follows its '='
  * (or "") copied into `value`. */
@@ -45,12 +51,23 @@ static inline bool fake_list_item(const char *var, const char *name, char *value
 static inline void fake_enter(const char *call)
 {
     if (fake_list_item("FAKE_CRASH", call, NULL, 0)) {
-        signal(SIGSEGV, SIG_DFL);
+#ifdef _WIN32
+        /* A raised signal is only an exit (status 3) in Windows' C runtime: a real vendor
+         * library's crash is an access violation (0xC0000005), so make one. */
+        static int *volatile nowhere; /* NULL, unknown to the compiler */
+        *nowhere = 1;
+#endif
+        signal(SIGSEGV, SIG_DFL); /* sanitizers catch SIGSEGV themselves */
         raise(SIGSEGV);
     }
     if (fake_list_item("FAKE_HANG", call, NULL, 0))
-        for (;;)
+        for (;;) {
+#ifdef _WIN32
+            Sleep(1000); /* no pause() there */
+#else
             pause();
+#endif
+        }
 }
 
 /* The status `call` must return, or 0. */

@@ -944,13 +944,23 @@ static void test_probe_child_args(void **state)
         for (size_t k = i + 1; k < gd_probe_child_def_count; k++)
             assert_string_not_equal(gd_probe_child_defs[i]->name, gd_probe_child_defs[k]->name);
 
-    struct gd_live_env env = { "GPU-1b965d81,1", NULL }, env2;
+    struct gd_live_env env = { "GPU-1b965d81,1", NULL, NULL }, env2;
     unpack_again(&gd_live_cuda_def, &env, &env2);
     same(env2.visible, env.visible);
     same(env2.order, NULL);
-    assert_null(gd_live_nvml_def.pack);
+    same(env2.lib, NULL);
+    /* The driver library travels: a name, or the path the Windows driver probe found. */
+    struct gd_live_env nvml = { NULL, NULL, "C:/Program Files/NVIDIA Corporation/NVSMI/nvml.dll" };
+    unpack_again(&gd_live_nvml_def, &nvml, &env2);
+    same(env2.lib, nvml.lib);
+    same(env2.visible, NULL);
+    env.lib = "nvcuda.dll";
+    unpack_again(&gd_live_cuda_def, &env, &env2);
+    same(env2.lib, "nvcuda.dll");
 
-    struct gd_cudart_arg rt = { { "", "PCI_BUS_ID" }, "C:/Program Files/x y/cudart64_12.dll" }, rt2;
+    struct gd_cudart_arg rt = { { "", "PCI_BUS_ID", NULL },
+                                "C:/Program Files/x y/cudart64_12.dll" },
+                         rt2;
     unpack_again(&gd_live_cudart_def, &rt, &rt2);
     same(rt2.env.visible, "");
     same(rt2.env.order, "PCI_BUS_ID");
@@ -958,10 +968,15 @@ static void test_probe_child_args(void **state)
 
     const struct gd_child_def *smokes[] = { &gd_smoke_device_def, &gd_smoke_library_def,
                                             &gd_smoke_nccl_def };
-    struct gd_smoke_arg sm = { { "0", "FASTEST_FIRST" }, -1, GD_SMOKE_NCCL, NULL }, sm2;
+    struct gd_smoke_arg sm = { { "0", "FASTEST_FIRST", "C:/Windows/System32/nvcuda.dll" },
+                               -1,
+                               GD_SMOKE_NCCL,
+                               NULL },
+                        sm2;
     for (size_t i = 0; i < 3; i++) {
         unpack_again(smokes[i], &sm, &sm2);
         same(sm2.env.visible, "0");
+        same(sm2.env.lib, sm.env.lib);
         assert_int_equal(sm2.device, -1);
         assert_int_equal(sm2.family, GD_SMOKE_NCCL);
         assert_null(sm2.path);
@@ -985,19 +1000,21 @@ static void test_probe_child_args(void **state)
     assert_int_equal(c2.kind, GD_CALL_PROPERTY);
 
     /* Values that make no argument: too few or many, a number that is none or out of range. */
-    static const char *const v[] = { "0", "order", "3", "1", "/lib", "extra" };
-    assert_true(unpacks(&gd_smoke_device_def, v, 5));
-    assert_false(unpacks(&gd_smoke_device_def, v, 4));
-    assert_false(unpacks(&gd_smoke_device_def, v, 6));
-    static const char *const bad_family[] = { "0", "order", "3", "9", "/lib" };
-    assert_false(unpacks(&gd_smoke_device_def, bad_family, 5));
-    static const char *const bad_device[] = { "0", "order", "3x", "1", "/lib" };
-    assert_false(unpacks(&gd_smoke_device_def, bad_device, 5));
-    static const char *const huge_device[] = { "0", "order", "99999999999", "1", "/lib" };
-    assert_false(unpacks(&gd_smoke_device_def, huge_device, 5));
-    static const char *const no_path[] = { NULL, NULL, NULL };
-    assert_false(unpacks(&gd_live_cudart_def, no_path, 3));
-    assert_false(unpacks(&gd_live_cuda_def, no_path, 3));
+    static const char *const v[] = { "0", "order", "nvcuda.dll", "3", "1", "/lib", "extra" };
+    assert_true(unpacks(&gd_smoke_device_def, v, 6));
+    assert_false(unpacks(&gd_smoke_device_def, v, 5));
+    assert_false(unpacks(&gd_smoke_device_def, v, 7));
+    static const char *const bad_family[] = { "0", "order", NULL, "3", "9", "/lib" };
+    assert_false(unpacks(&gd_smoke_device_def, bad_family, 6));
+    static const char *const bad_device[] = { "0", "order", NULL, "3x", "1", "/lib" };
+    assert_false(unpacks(&gd_smoke_device_def, bad_device, 6));
+    static const char *const huge_device[] = { "0", "order", NULL, "99999999999", "1", "/lib" };
+    assert_false(unpacks(&gd_smoke_device_def, huge_device, 6));
+    static const char *const no_path[] = { NULL, NULL, NULL, NULL };
+    assert_false(unpacks(&gd_live_cudart_def, no_path, 4));
+    assert_true(unpacks(&gd_live_cuda_def, no_path, 3));
+    assert_false(unpacks(&gd_live_cuda_def, no_path, 4));
+    assert_false(unpacks(&gd_live_nvml_def, no_path, 2));
     static const char *const call[] = { "/lib/x.so", "f", "2" };
     assert_true(unpacks(&gd_version_call_def, call, 3));
     static const char *const bad_kind[] = { "/lib/x.so", "f", "3" };
