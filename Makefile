@@ -85,8 +85,10 @@ bench: build
 	@scripts/deps.sh $(BENCH_DEPS)
 	bench/run.sh $(BUILD)
 
+# The sources, not the fixtures (tests/fixtures holds headers as vendors write them, and paths
+# with spaces: Program Files).
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	git ls-files -z -- '*.c' '*.h' ':!:tests/fixtures/' | xargs -0 clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(WIN_BUILD)

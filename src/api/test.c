@@ -5,6 +5,7 @@
 #include "core/alloc.h"
 #include "os/os.h"
 #include "probe/smoke.h"
+#include "sysroot/sysroot.h"
 
 #include <gpudoctor/gpudoctor.h>
 #include <string.h>
@@ -23,10 +24,11 @@ enum gd_status gd_test(const struct gd_options *opts, struct gd_report **out)
     if (opts && opts->no_devices)
         return GD_EINVAL;
     if (opts && opts->root) {
-        char *real = NULL;
-        enum gd_status st = gd_os_realpath(opts->root, &real);
-        bool live = st == GD_OK && strcmp(real, "/") == 0;
-        gd_free(real);
+        /* The machine itself given as --root ("/"; its system drive "C:\\" on Windows). */
+        struct gd_root *root = NULL;
+        enum gd_status st = gd_root_new(opts->root, &root);
+        bool live = st == GD_OK && gd_root_is_live(root);
+        gd_root_free(root);
         if (st != GD_OK)
             return st;
         if (!live)

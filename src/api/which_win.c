@@ -19,7 +19,7 @@ static bool ends_with_ci(const char *s, const char *suffix)
 
 /* Whether the machine asked about is this one and it runs Windows (gpudoctor.exe without
  * --root): only then are this process's environment and current directory a Windows process's.
- * (Not gd_root_is_live: under Windows "/" is the current drive's root, "C:/", not "/".) */
+ * (Not gd_root_is_live, which is true of "/" on Linux too.) */
 static bool live_windows(const struct gd_options *opts)
 {
     struct gd_os_uname u;

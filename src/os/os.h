@@ -98,6 +98,10 @@ unsigned long long gd_os_monotonic_ns(void);
 /* Whether `path` is absolute by this platform's rules: "/x" on POSIX; on Windows also "C:/x",
  * "C:\\x" and "//server/share" (a live root hands such a path to the system as it is). */
 bool gd_os_path_is_absolute(const char *path);
+/* The directory that is this machine as a whole (what gd_root_new("/") opens): "/" on POSIX; on
+ * Windows the root of the system drive ("C:/", the drive of GetSystemWindowsDirectoryW), where
+ * Windows, Program Files and the users' profiles are, whatever the current drive is. */
+const char *gd_os_live_root(void);
 /* This process's current directory (new memory). */
 enum gd_status gd_os_getcwd(char **out);
 /* The canonical absolute host path of an existing directory (new memory). */

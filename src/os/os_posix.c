@@ -371,6 +371,11 @@ bool gd_os_path_is_absolute(const char *path)
     return path[0] == '/';
 }
 
+const char *gd_os_live_root(void)
+{
+    return "/";
+}
+
 enum gd_status gd_os_getcwd(char **out)
 {
     *out = NULL;

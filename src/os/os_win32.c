@@ -582,6 +582,19 @@ bool gd_os_path_is_absolute(const char *path)
     return sep0 || drive;
 }
 
+const char *gd_os_live_root(void)
+{
+    /* Not "/", which Windows reads as the current drive's root: run from D:\\work, that would
+     * inspect D:\\Windows and read every C:\\ path of the environment as another drive's. */
+    static char root[4] = "C:/";
+    wchar_t w[MAX_PATH];
+    UINT n = GetSystemWindowsDirectoryW(w, MAX_PATH);
+    if (n >= 2 && n < MAX_PATH && w[1] == L':' &&
+        ((w[0] >= L'A' && w[0] <= L'Z') || (w[0] >= L'a' && w[0] <= L'z')))
+        root[0] = (char)(w[0] >= L'a' ? w[0] - L'a' + L'A' : w[0]);
+    return root;
+}
+
 enum gd_status gd_os_getcwd(char **out)
 {
     *out = NULL;

@@ -192,7 +192,9 @@ static void windows_drive(struct gd_probe_ctx *ctx, struct gd_entity *host)
     char d = 'C';
     if (is_drive_letter(dir[0]) && dir[1] == ':' && dir[2] == '/' && !dir[3]) {
         d = dir[0];
-        src = gd_src(GD_SOURCE_OPTION, "--root");
+        src = gd_root_is_live(ctx->root)
+                  ? gd_src(GD_SOURCE_CALL, "GetSystemWindowsDirectoryW: the system drive")
+                  : gd_src(GD_SOURCE_OPTION, "--root");
     } else if (sys && is_drive_letter(sys[0]) && sys[1] == ':' &&
                (!sys[2] || ((sys[2] == '\\' || sys[2] == '/') && !sys[3]))) {
         d = sys[0];

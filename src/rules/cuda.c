@@ -27,6 +27,18 @@ static long long physical_gpus(const struct gd_report *r, const struct gd_fact *
 static void fix_for_code(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb,
                          long long code)
 {
+    /* The steps below are Linux's (device nodes, dmesg, modprobe, systemd): Windows has none. */
+    if (gd_rules_windows(r)) {
+        if (code == 100)
+            gd_finding_add_fix(f, "Check CUDA_VISIBLE_DEVICES, and that `nvidia-smi` (in "
+                                  "C:\\Windows\\System32) lists the GPU.");
+        else
+            gd_finding_add_fix(f, "Run `nvidia-smi` in a Command Prompt: it must list the GPU. "
+                                  "The driver's own errors are in Event Viewer (Windows Logs > "
+                                  "System, source nvlddmkm).");
+        gd_fix_install_driver(f, r, kb);
+        return;
+    }
     switch (code) {
     case 999:
         gd_finding_add_fix(f, "Check that /dev/nvidia-uvm exists (`ls -l /dev/nvidia*`); if not: "

@@ -150,7 +150,11 @@ void gd_rule_win_driver(struct gd_report *r, const struct gd_kb *kb)
     const struct gd_fact *path = gd_rf(r, "driver", "nvcuda.path");
     const struct gd_fact *nvml = gd_rf(r, "driver", "nvml.path");
     const struct gd_fact *version = gd_rf(r, "driver", "nvcuda.version");
-    if (path && path->state == GD_FACT_ABSENT) {
+    /* The live probe loaded an nvcuda.dll that answered (one on PATH, beside the program): a
+     * driver runs, whatever System32 lacks; its facts say which file it was. */
+    long long init;
+    bool answers = gd_fact_int_of(gd_rf(r, "cuda_driver", "init.code"), &init) && init == 0;
+    if (path && path->state == GD_FACT_ABSENT && !answers) {
         struct gd_finding *f = gd_finding_add(r, "windows.driver-not-installed", GD_SEV_ERROR,
                                               "The NVIDIA driver is not installed (no nvcuda.dll)");
         gd_finding_set_why(f, "nvcuda.dll is the CUDA driver that every CUDA program and framework "

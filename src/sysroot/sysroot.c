@@ -76,6 +76,11 @@ struct gd_root {
 enum gd_status gd_root_new(const char *dir, struct gd_root **out)
 {
     *out = NULL;
+    /* "/" is the live machine: on Windows its system drive (gd_os_live_root), not the current
+     * drive that "/" names to the system there. */
+    const char *live = gd_os_live_root();
+    if (strcmp(dir, "/") == 0)
+        dir = live;
     struct gd_os_stat st;
     enum gd_status status = gd_os_stat(dir, &st);
     if (status != GD_OK)
@@ -90,22 +95,21 @@ enum gd_status gd_root_new(const char *dir, struct gd_root **out)
         gd_free(root);
         return status;
     }
-    /* The live machine is whatever "/" names here: "/" itself on POSIX, the root of the current
-     * drive on Windows ("C:/"; wine's Z:/), which is where gd_root_new("/") lands there. */
     char *top = NULL;
-    status = gd_os_realpath("/", &top);
+    status = gd_os_realpath(live, &top);
     if (status != GD_OK) {
         gd_root_free(root);
         return status;
     }
     root->live = strcmp(root->dir, top) == 0;
     gd_free(top);
-    root->prefix = gd_strdup(root->live ? "" : root->dir);
+    /* A root's paths begin with '/': the prefix is its directory without the trailing one ("" for
+     * "/", "C:" for a drive's root "C:/" — the live machine on Windows). */
+    root->prefix = gd_strdup(strcmp(root->dir, "/") == 0 ? "" : root->dir);
     if (!root->prefix) {
         gd_root_free(root);
         return GD_ENOMEM;
     }
-    /* A drive's root ("C:/" on Windows) is the prefix "C:": paths inside a root begin with '/'. */
     size_t n = strlen(root->prefix);
     if (n > 1 && root->prefix[n - 1] == '/')
         root->prefix[n - 1] = '\0';
@@ -422,10 +426,11 @@ static void note_status(struct gd_root *root, enum gd_status status, const char 
 char *gd_root_host_path(const struct gd_root *root, const char *path)
 {
     /* One allocation: every file gpudoctor opens comes through here. Under the live root a
-     * path absolute by the system's rules is its own host path ("C:/x" on Windows, where "/x"
-     * names the current drive); a relative one is from the root. */
-    size_t np = strlen(root->prefix), n = strlen(path);
-    size_t slash = root->live ? !gd_os_path_is_absolute(path) : path[0] != '/';
+     * path with a drive ("D:/x" on Windows) is its own host path; "/x" is on the root's drive
+     * ("C:/x"), a relative one from the root. */
+    bool own = root->live && path[0] != '/' && gd_os_path_is_absolute(path);
+    size_t np = own ? 0 : strlen(root->prefix), n = strlen(path);
+    size_t slash = !own && path[0] != '/';
     if (np + slash + n > GD_ROOT_PATH_MAX * 2)
         return NULL;
     char *out = gd_malloc(np + slash + n + 1);

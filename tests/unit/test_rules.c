@@ -2009,6 +2009,22 @@ static const struct rule_case cases[] = {
       { "driver.nvcuda.path", "driver.nvml.path" },
       { "The NVIDIA driver is not installed (no nvcuda.dll)", "nvidia.com/Download",
         "Restart Windows" } },
+    { "Windows: no nvcuda.dll in System32, but a loaded one answers",
+      gd_rule_win_driver,
+      'e',
+      { "host.os.id=s:windows", "driver.nvcuda.path=a:no nvcuda.dll in Windows/System32",
+        "cuda_driver.init.code=i:0", "cuda_driver.library=s:D:/tools/nvcuda.dll" },
+      "windows.driver-not-installed",
+      MISS },
+    { "Windows: no nvcuda.dll in System32, and cuInit failed",
+      gd_rule_win_driver,
+      'e',
+      { "host.os.id=s:windows", "driver.nvcuda.path=a:no nvcuda.dll in Windows/System32",
+        "cuda_driver.init.code=i:100" },
+      "windows.driver-not-installed",
+      GD_SEV_ERROR,
+      { "driver.nvcuda.path" },
+      { "The NVIDIA driver is not installed (no nvcuda.dll)" } },
     { "Windows with nvcuda.dll",
       gd_rule_win_driver,
       'e',
@@ -2346,6 +2362,37 @@ static void test_cases(void **state)
     }
 }
 
+/* A failed cuInit on Windows gets no Linux step (device files, dmesg, modprobe, systemd), for
+ * every status the rule knows a fix for. */
+static void test_init_failed_windows_steps(void **state)
+{
+    (void)state;
+    static const char *const codes[] = {
+        "999", "803", "804", "802", "34", "46", "100", "304", "1"
+    };
+    static const char *const linux_only[] = { "/dev/",     "dmesg",           "modprobe",
+                                              "systemctl", "LD_LIBRARY_PATH", "docker" };
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
+        char code[64];
+        snprintf(code, sizeof code, "cuda_driver.init.code=i:%s", codes[i]);
+        const char *facts[MAX_FACT] = { "host.os.id=s:windows", "cuda_driver.init=s:CUDA_ERROR",
+                                        code,
+                                        "cuda_driver.library=s:C:/Windows/System32/nvcuda.dll",
+                                        "gpus.count=i:0" };
+        struct gd_report *r = report_of(facts);
+        gd_rule_cuda(r, embedded);
+        const struct gd_finding *f = find(r, "cuda.init-failed");
+        if (!f)
+            fail_msg("code %s: no cuda.init-failed", codes[i]);
+        assert_true(gd_finding_fix_count(f) > 0);
+        for (size_t k = 0; k < gd_finding_fix_count(f); k++)
+            for (size_t j = 0; j < sizeof linux_only / sizeof *linux_only; j++)
+                if (strstr(gd_finding_fix_at(f, k), linux_only[j]))
+                    fail_msg("code %s on Windows: \"%s\"", codes[i], gd_finding_fix_at(f, k));
+        gd_report_free(r);
+    }
+}
+
 /* The ids of a report's findings, in order, with their fix steps: what a rule concluded. */
 static void conclusions(const struct gd_report *r, struct gd_buf *out)
 {
@@ -2656,6 +2703,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_init_failed_windows_steps),
         cmocka_unit_test(test_every_documented_id),
         cmocka_unit_test(test_install_fix),
         cmocka_unit_test(test_cpu_only_many),
