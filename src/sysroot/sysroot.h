@@ -53,8 +53,8 @@ void gd_root_free(struct gd_root *root);
  * times. A caller that changes the tree while holding the root (a test) makes it forget. */
 void gd_root_forget(struct gd_root *root);
 
-/* True when the root is the running machine's "/" (live facts such as uname and /dev access
- * make sense only then): on Windows, the root of the current drive, which "/" names there. */
+/* True when the root is the running machine as a whole (live facts such as uname and /dev
+ * access make sense only then): "/", or on Windows the system drive's root (gd_os_live_root). */
 bool gd_root_is_live(const struct gd_root *root);
 /* The root's canonical host directory ("/" for the live machine; "C:/" on Windows). Borrowed. */
 const char *gd_root_dir(const struct gd_root *root);
