@@ -224,14 +224,19 @@ static void test_driver_paths(void **state)
     fakes_on_path(false);
     struct run r;
     start(&r, NULL);
+    /* The paths as the system spells them: on Windows with their drive ("Z:/..." under wine),
+     * which a live root hands to the system as they are (sysroot.c); "/..." would be a path of
+     * the system drive. On POSIX the path itself. */
+    char *cuda = tu_realpath(CUDA_PATH), *nvml = tu_realpath(NVML_PATH);
     struct gd_entity *driver = gd_report_add_entity(r.report, "driver", "driver");
-    gd_fact_str(driver, "nvcuda.path", CUDA_PATH, gd_src(GD_SOURCE_PATH, CUDA_PATH));
-    gd_fact_str(driver, "nvml.path", NVML_PATH, gd_src(GD_SOURCE_PATH, NVML_PATH));
+    gd_fact_str(driver, "nvcuda.path", cuda, gd_src(GD_SOURCE_PATH, cuda));
+    gd_fact_str(driver, "nvml.path", nvml, gd_src(GD_SOURCE_PATH, nvml));
     probe_as(&r, false, true);
     assert_false(gd_report_failed(r.report));
-    /* The live root's host path of a root path is the path itself (sysroot.c). */
-    assert_loaded(&r, "cuda_driver", CUDA_PATH, CUDA_PATH);
-    assert_loaded(&r, "nvml", NVML_PATH, NVML_PATH);
+    assert_loaded(&r, "cuda_driver", CUDA_PATH, cuda);
+    assert_loaded(&r, "nvml", NVML_PATH, nvml);
+    free(cuda);
+    free(nvml);
     assert_string_equal(value(&r, "cuda_driver", "init"), "CUDA_SUCCESS");
     assert_string_equal(value(&r, "cuda_driver", "device_count"), "2");
     assert_string_equal(value(&r, "nvml", "init"), "NVML_SUCCESS");
