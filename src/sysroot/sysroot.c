@@ -15,18 +15,23 @@
  * components. A check is a snapshot of the tree, so nothing is ever evicted; past
  * GD_ROOT_DIR_CACHE_MAX entries the cache stops growing. Open addressing, power-of-two size. */
 #define GD_ROOT_DIR_CACHE_MAX 65536
+struct listing;
 struct dir_cache {
     char **keys;
     uint64_t *hashes;
+    /* Its listing once gd_root_list kept one (foreign roots), else NULL: the resolver reads a
+     * component's type there without hashing the directory's host path again. */
+    const struct listing **listings;
     size_t cap, count;
 };
 
-/* Answers of stat and lstat by host path: a check asks about the same files many times (every
- * environment's base interpreter, each loader candidate, each copy's links). Only "there" and
- * "not there" are kept; other failures are asked again. Same snapshot rule and cap as above. */
+/* Answers of stat and lstat by path inside the root (canonical under a foreign root, as asked
+ * under the live one, where it is the host path): a check asks about the same files many times
+ * (every environment's base interpreter, each loader candidate, each copy's links). Only "there"
+ * and "not there" are kept; other failures are asked again. Same snapshot rule and cap as above. */
 #define GD_ROOT_STAT_CACHE_MAX 65536
 struct stat_entry {
-    char *key; /* host path; NULL: an empty slot */
+    char *key; /* path inside the root; NULL: an empty slot */
     uint64_t hash;
     bool follow;
     enum gd_status status; /* GD_OK or GD_ENOENT */
@@ -61,7 +66,8 @@ struct gd_root {
     struct dir_cache dirs;
     struct stat_cache stats;
     struct listings listed;
-    char *dir;    /* canonical host directory */
+    const struct listing *top_listing; /* of "/" (foreign roots), not in the directory cache */
+    char *dir;                         /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
     bool live;
     struct gd_anomaly *anomalies;
@@ -125,7 +131,9 @@ void gd_root_forget(struct gd_root *root)
         gd_free(root->dirs.keys[i]);
     gd_free(root->dirs.keys);
     gd_free(root->dirs.hashes);
+    gd_free(root->dirs.listings);
     memset(&root->dirs, 0, sizeof root->dirs);
+    root->top_listing = NULL;
     for (size_t i = 0; i < root->stats.cap; i++)
         gd_free(root->stats.items[i].key);
     gd_free(root->stats.items);
@@ -146,15 +154,10 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* What a listing of the directory `dir` (a host path) says of its entry `name`: 1 with `*type`
- * (TYPE_UNKNOWN when the directory did not say), 0 when it lacks the name, -1 when the
- * directory was not listed. */
-static int listed_type(const struct gd_root *root, const char *dir, const char *name,
-                       unsigned char *type)
+/* What listing `l` says of its entry `name`: 1 with `*type` (TYPE_UNKNOWN when the directory
+ * did not say), 0 when it lacks the name. */
+static int listed_type(const struct listing *l, const char *name, unsigned char *type)
 {
-    const struct listing *l = gd_strmap_get(&root->listed.by_dir, dir);
-    if (!l)
-        return -1;
     const char *key = name;
     char *const *hit =
         l->count ? bsearch(&key, l->names, l->count, sizeof *l->names, cmp_names) : NULL;
@@ -164,34 +167,19 @@ static int listed_type(const struct gd_root *root, const char *dir, const char *
     return 1;
 }
 
-/* The same for a host path, split at its last '/'. */
-static int listed_type_of(const struct gd_root *root, const char *host, unsigned char *type)
-{
-    const char *slash = strrchr(host, '/');
-    if (!slash || !slash[1] || !root->listed.count)
-        return -1;
-    size_t n = (size_t)(slash - host);
-    char dir[GD_ROOT_PATH_MAX * 2 + 2];
-    if (n == 0 || n >= sizeof dir)
-        return -1;
-    memcpy(dir, host, n);
-    dir[n] = '\0';
-    return listed_type(root, dir, slash + 1, type);
-}
-
-/* Keep a copy of a listing (block with type bytes, sorted names). Failing to keep it marks
- * the root out of memory, as every failed allocation does: a check must not pass for complete
- * after one. */
-static void listing_keep(struct gd_root *root, const char *host, const char *block, size_t len,
-                         char *const *names, size_t count)
+/* Keep a copy of a listing (block with type bytes, sorted names); the copy, or NULL when it
+ * is not kept. Failing to keep it marks the root out of memory, as every failed allocation
+ * does: a check must not pass for complete after one. */
+static const struct listing *listing_keep(struct gd_root *root, const char *host, const char *block,
+                                          size_t len, char *const *names, size_t count)
 {
     struct listings *ls = &root->listed;
     if (ls->names + count > GD_ROOT_LISTED_MAX || gd_strmap_get(&ls->by_dir, host))
-        return;
+        return NULL;
     struct listing *l = gd_calloc(1, sizeof *l);
     if (!l) {
         root->out_of_memory = true;
-        return;
+        return NULL;
     }
     l->key = gd_strdup(host);
     l->block = gd_malloc(len ? len : 1);
@@ -204,7 +192,7 @@ static void listing_keep(struct gd_root *root, const char *host, const char *blo
         gd_free(l->names);
         gd_free(l);
         root->out_of_memory = true;
-        return;
+        return NULL;
     }
     if (len)
         memcpy(l->block, block, len);
@@ -214,27 +202,30 @@ static void listing_keep(struct gd_root *root, const char *host, const char *blo
     l->count = count;
     ls->items[ls->count++] = l;
     ls->names += count;
+    return l;
 }
 
-static bool dir_cached(const struct dir_cache *c, const char *path, uint64_t h)
+/* The slot of `path` (hash `h`) in the directory cache, or SIZE_MAX. */
+static size_t dir_find(const struct dir_cache *c, const char *path, uint64_t h)
 {
     if (!c->cap)
-        return false;
+        return SIZE_MAX;
     for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
         if (!c->keys[i])
-            return false;
+            return SIZE_MAX;
         if (c->hashes[i] == h && strcmp(c->keys[i], path) == 0)
-            return true;
+            return i;
     }
 }
 
-static void dir_put(struct dir_cache *c, char *key, uint64_t h)
+static void dir_put(struct dir_cache *c, char *key, uint64_t h, const struct listing *l)
 {
     size_t i = h & (c->cap - 1);
     while (c->keys[i])
         i = (i + 1) & (c->cap - 1);
     c->keys[i] = key;
     c->hashes[i] = h;
+    c->listings[i] = l;
     c->count++;
 }
 
@@ -248,20 +239,33 @@ static struct stat_entry *stat_slot(const struct stat_cache *c, const char *host
     }
 }
 
-/* stat (follow) or lstat of a host path, through the cache. GD_ENOMEM when remembering the
- * answer failed: the caller's answer must not pass for complete. */
-static enum gd_status cached_stat(struct gd_root *root, const char *host, bool follow,
+/* stat (follow) or lstat of `key` (a path inside the root: see struct stat_entry) through the
+ * cache; `h` its hash, 0 when the caller has none. The host path is made only for the system
+ * call. GD_ENOMEM when remembering the answer failed: the caller's answer must not pass for
+ * complete. */
+static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_t h, bool follow,
                                   struct gd_os_stat *out)
 {
     struct stat_cache *c = &root->stats;
-    uint64_t h = gd_hash_str(host);
+    if (!h)
+        h = gd_hash_str(key);
     if (c->cap) {
-        struct stat_entry *e = stat_slot(c, host, h, follow);
+        struct stat_entry *e = stat_slot(c, key, h, follow);
         if (e->key) {
             if (e->status == GD_OK)
                 *out = e->st;
             return e->status;
         }
+    }
+    char buf[GD_ROOT_PATH_MAX * 2 + 2];
+    const char *host = key;
+    if (!root->live) {
+        size_t np = strlen(root->prefix), n = strlen(key);
+        if (np + n >= sizeof buf)
+            return GD_ELIMIT;
+        memcpy(buf, root->prefix, np);
+        memcpy(buf + np, key, n + 1);
+        host = buf;
     }
     enum gd_status st = follow ? gd_os_stat(host, out) : gd_os_lstat(host, out);
     if ((st != GD_OK && st != GD_ENOENT) || c->count >= GD_ROOT_STAT_CACHE_MAX)
@@ -279,69 +283,57 @@ static enum gd_status cached_stat(struct gd_root *root, const char *host, bool f
         gd_free(c->items);
         *c = grown;
     }
-    char *key = gd_strdup(host);
-    if (!key)
+    char *copy = gd_strdup(key);
+    if (!copy)
         return GD_ENOMEM;
-    struct stat_entry *e = stat_slot(c, host, h, follow);
-    *e = (struct stat_entry){ key, h, follow, st, { 0 } };
+    struct stat_entry *e = stat_slot(c, key, h, follow);
+    *e = (struct stat_entry){ copy, h, follow, st, { 0 } };
     if (st == GD_OK)
         e->st = *out;
     c->count++;
     return st;
 }
 
-/* The cached lstat of a host path, or NULL when it is not in the cache or not there. */
-static const struct gd_os_stat *stat_known(const struct gd_root *root, const char *host)
+/* The cached lstat of `key` (hash `h`, 0: none yet), or NULL when it is not in the cache or
+ * not there. */
+static const struct gd_os_stat *stat_known(const struct gd_root *root, const char *key, uint64_t h)
 {
     if (!root->stats.cap)
         return NULL;
-    const struct stat_entry *e = stat_slot(&root->stats, host, gd_hash_str(host), false);
+    const struct stat_entry *e = stat_slot(&root->stats, key, h ? h : gd_hash_str(key), false);
     return e->key && e->status == GD_OK ? &e->st : NULL;
-}
-
-/* lstat of a host path for its type only: from the listing of its directory when there is
- * one (absent: GD_ENOENT), else through the cache. Only `type` is set from a listing. */
-static enum gd_status listed_stat(struct gd_root *root, const char *host, struct gd_os_stat *out)
-{
-    unsigned char type;
-    int listed = listed_type_of(root, host, &type);
-    if (listed == 0)
-        return GD_ENOENT;
-    if (listed == 1 && type != TYPE_UNKNOWN) {
-        memset(out, 0, sizeof *out);
-        out->type = (enum gd_file_type)type;
-        return GD_OK;
-    }
-    return cached_stat(root, host, false, out);
 }
 
 /* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
  * must then not pass for complete); GD_OK also when the cache is full. */
 static enum gd_status dir_remember(struct dir_cache *c, const char *path, uint64_t h)
 {
-    if (c->count >= GD_ROOT_DIR_CACHE_MAX || dir_cached(c, path, h))
+    if (c->count >= GD_ROOT_DIR_CACHE_MAX || dir_find(c, path, h) != SIZE_MAX)
         return GD_OK;
     if ((c->count + 1) * 2 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
         char **keys = gd_calloc(cap, sizeof *keys);
         uint64_t *hashes = gd_calloc(cap, sizeof *hashes);
-        if (!keys || !hashes) {
+        const struct listing **listings = gd_calloc(cap, sizeof *listings);
+        if (!keys || !hashes || !listings) {
             gd_free(keys);
             gd_free(hashes);
+            gd_free(listings);
             return GD_ENOMEM;
         }
-        struct dir_cache grown = { keys, hashes, cap, 0 };
+        struct dir_cache grown = { keys, hashes, listings, cap, 0 };
         for (size_t i = 0; i < c->cap; i++)
             if (c->keys[i])
-                dir_put(&grown, c->keys[i], c->hashes[i]);
+                dir_put(&grown, c->keys[i], c->hashes[i], c->listings[i]);
         gd_free(c->keys);
         gd_free(c->hashes);
+        gd_free(c->listings);
         *c = grown;
     }
     char *key = gd_strdup(path);
     if (!key)
         return GD_ENOMEM;
-    dir_put(c, key, h);
+    dir_put(c, key, h, NULL);
     return GD_OK;
 }
 
@@ -489,135 +481,229 @@ static char *link_detail(const struct walk *w)
     return detail;
 }
 
-/* Whether the first `n` bytes of an absolute path hold no empty, "." or ".." component: one
- * pass instead of three strstr calls, on every path a check resolves. */
-static bool plain_dir(const char *path, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (path[i] != '/')
-            continue;
-        const char *c = path + i + 1;
-        size_t left = n - i - 1;
-        if (left == 0 || c[0] == '/' || (c[0] == '.' && (left == 1 || c[1] == '/')) ||
-            (c[0] == '.' && c[1] == '.' && (left == 2 || c[2] == '/')))
-            return false;
-    }
-    return true;
-}
+/* What the walk learned of the path's last component (after the link it names, when that is
+ * followed): its type from a listing, or its whole lstat answer, and the hash of the canonical
+ * path when one was computed, so that callers ask nothing twice. */
+struct last {
+    bool known; /* st.type is set */
+    bool full;  /* st is the whole lstat answer, not only a listing's type */
+    struct gd_os_stat st;
+    uint64_t hash; /* of the canonical path (w.out), 0 when not computed */
+};
 
-enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool follow_last, char **out)
+/* Candidates tried before the walk starts: the path and its parents, longest first. */
+#define TRIED_MAX 8
+
+/* Resolve `path` into `w->out` (canonical, "/" for the root) as gd_root_resolve describes,
+ * with what it learned of the last component in `*last`. `w->rest` is new memory whatever the
+ * status: free it with walk_done. Anomalies are noted here; out of memory is noted by the
+ * caller. */
+static enum gd_status walk_path(struct gd_root *root, const char *path, bool follow_last,
+                                struct walk *w, struct last *last)
 {
-    *out = NULL;
-    if (!path || strlen(path) > GD_ROOT_PATH_MAX)
-        return GD_ELIMIT;
     /* Not `= { 0 }`: that zero-fills two path buffers (8 KiB) on every call, a third of a
      * check's instructions for 100 environments. Each field is set before it is read. */
-    struct walk w;
-    w.out[0] = '\0';
-    w.out_len = 0;
-    w.link_end = 0;
-    w.links = 0;
-    w.last_link[0] = '\0';
-    w.last_target = NULL;
-    w.rest = gd_strdup(path);
-    if (!w.rest) {
-        root->out_of_memory = true;
+    w->out[0] = '\0';
+    w->out_len = 0;
+    w->link_end = 0;
+    w->links = 0;
+    w->last_link[0] = '\0';
+    w->last_target = NULL;
+    w->rest = NULL;
+    last->known = last->full = false;
+    last->hash = 0;
+    if (!path || strlen(path) > GD_ROOT_PATH_MAX)
+        return GD_ELIMIT;
+    w->rest = gd_strdup(path);
+    if (!w->rest)
         return GD_ENOMEM;
-    }
     enum gd_status st = GD_OK;
     bool escaped = false;
     char *escape = NULL; /* the link that climbed above the root */
     size_t pos = 0;
-    /* A canonical path whose directory the root has seen already: start at its last
-     * component instead of hashing every prefix again (a check resolves tens of thousands of
-     * paths in a few hundred directories). Only a plain absolute path qualifies: no ".", ".."
-     * or empty component, and a last component that does not start with a dot. */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) : 0;
-    if (path[0] == '/' && dir_len > 0 && slash[1] && slash[1] != '.' && plain_dir(path, dir_len)) {
-        memcpy(w.out, path, dir_len);
-        w.out[dir_len] = '\0';
-        if (dir_cached(&root->dirs, w.out, gd_hash_str(w.out))) {
-            w.out_len = dir_len;
-            pos = dir_len;
+    /* Start at the deepest directory the root has seen (the path itself when it is one)
+     * instead of "/": a check resolves tens of thousands of paths in a few hundred
+     * directories, most of them in a known directory, the rest (a missing include/, a loader's
+     * candidate "$ORIGIN/../../nvidia/cudnn/lib/...") a level or two below one. Keys are
+     * canonical, so a prefix with ".", ".." or "//" in it is simply not found; the walk from
+     * the directory found handles whatever follows. Each prefix asked is hashed once: the
+     * walk reuses the hash while its path is still the same bytes. */
+    size_t rlen = strlen(w->rest), ntried = 0;
+    struct {
+        size_t len;
+        uint64_t hash;
+    } tried[TRIED_MAX];
+    const struct listing *dir_listing = root->top_listing; /* of w->out, when kept */
+    if (w->rest[0] == '/') {
+        for (size_t end = rlen; end > 1 && ntried < TRIED_MAX;) {
+            memcpy(w->out, w->rest, end);
+            w->out[end] = '\0';
+            uint64_t h = gd_hash_str(w->out);
+            size_t i = dir_find(&root->dirs, w->out, h);
+            if (i != SIZE_MAX) {
+                w->out_len = pos = end;
+                dir_listing = root->dirs.listings[i];
+                last->known = true;
+                memset(&last->st, 0, sizeof last->st);
+                last->st.type = GD_FT_DIR;
+                last->hash = h;
+                break;
+            }
+            tried[ntried].len = end;
+            tried[ntried++].hash = h;
+            while (end > 0 && w->rest[end - 1] != '/')
+                end--;
+            end = end > 0 ? end - 1 : 0;
         }
+        if (!pos)
+            w->out[0] = '\0';
     }
+    bool verbatim = true; /* w->out is still the first w->out_len bytes of the path */
     for (;;) {
-        while (w.rest[pos] == '/')
+        while (w->rest[pos] == '/')
             pos++;
-        if (!w.rest[pos])
+        if (!w->rest[pos])
             break;
         size_t start = pos;
-        while (w.rest[pos] && w.rest[pos] != '/')
+        while (w->rest[pos] && w->rest[pos] != '/')
             pos++;
         size_t len = pos - start, after = pos;
-        while (w.rest[after] == '/')
+        while (w->rest[after] == '/')
             after++;
-        bool last = w.rest[after] == '\0';
-        const char *comp = w.rest + start;
-        if (len == 1 && comp[0] == '.')
+        bool is_last = w->rest[after] == '\0';
+        const char *comp = w->rest + start;
+        if (len == 1 && comp[0] == '.') {
+            verbatim = false;
             continue;
+        }
         if (len == 2 && comp[0] == '.' && comp[1] == '.') {
-            if (w.out_len == 0) {
+            verbatim = false;
+            last->known = false;
+            last->hash = 0;
+            dir_listing = NULL;
+            if (w->out_len == 0) {
                 /* ".." at "/" stays at "/", as the kernel does; from a link it is suspicious.
                  * Blame the link being walked now: links met later overwrite last_link. */
-                if (start < w.link_end && !escaped) {
+                dir_listing = root->top_listing;
+                if (start < w->link_end && !escaped) {
                     escaped = true;
-                    escape = link_detail(&w);
+                    escape = link_detail(w);
                 }
             } else {
-                while (w.out_len > 0 && w.out[w.out_len - 1] != '/')
-                    w.out_len--;
-                if (w.out_len > 0)
-                    w.out_len--;
+                while (w->out_len > 0 && w->out[w->out_len - 1] != '/')
+                    w->out_len--;
+                if (w->out_len > 0)
+                    w->out_len--;
+                w->out[w->out_len] = '\0';
             }
             continue;
         }
-        if (w.out_len + 1 + len > GD_ROOT_PATH_MAX) {
+        if (w->out_len + 1 + len > GD_ROOT_PATH_MAX) {
             st = GD_ELIMIT;
             break;
         }
-        w.out[w.out_len++] = '/';
-        memcpy(w.out + w.out_len, comp, len);
-        w.out_len += len;
-        w.out[w.out_len] = '\0';
-        uint64_t h = gd_hash_str(w.out);
-        if (dir_cached(&root->dirs, w.out, h))
-            continue; /* a directory, not a link: nothing to follow or refuse */
-        char *host = gd_root_host_path(root, w.out);
-        if (!host) {
-            st = GD_ENOMEM;
-            break;
-        }
+        if (start != w->out_len + 1)
+            verbatim = false;
+        const struct listing *parent = dir_listing;
+        w->out[w->out_len++] = '/';
+        memcpy(w->out + w->out_len, comp, len);
+        w->out_len += len;
+        w->out[w->out_len] = '\0';
+        last->known = last->full = false;
+        last->hash = 0;
+        dir_listing = NULL;
+        uint64_t h = 0;
+        bool not_cached = false; /* asked above: not a directory the root has seen */
+        for (size_t t = 0; verbatim && t < ntried; t++)
+            if (tried[t].len == w->out_len) {
+                h = tried[t].hash;
+                not_cached = true;
+                break;
+            }
+        /* The parent's listing says what the entry is (absent: ENOENT) without a system call;
+         * a directory the root has seen is not a link: nothing to follow or refuse. */
         struct gd_os_stat s;
-        st = listed_stat(root, host, &s);
-        if (st == GD_OK && s.type == GD_FT_DIR)
-            st = dir_remember(&root->dirs, w.out, h);
-        if (st == GD_OK && s.type == GD_FT_LNK && (!last || follow_last)) {
-            if (++w.links > GD_ROOT_MAX_LINKS) {
+        bool have = false;
+        unsigned char type;
+        if (parent) {
+            if (!listed_type(parent, w->out + w->out_len - len, &type)) {
+                st = GD_ENOENT;
+                break;
+            }
+            if (type != TYPE_UNKNOWN) {
+                memset(&s, 0, sizeof s);
+                s.type = (enum gd_file_type)type;
+                have = true;
+            }
+        }
+        if (!not_cached && (!have || s.type == GD_FT_DIR)) {
+            if (!h)
+                h = gd_hash_str(w->out);
+            size_t i = dir_find(&root->dirs, w->out, h);
+            if (i != SIZE_MAX) {
+                dir_listing = root->dirs.listings[i];
+                last->known = true;
+                memset(&last->st, 0, sizeof last->st);
+                last->st.type = GD_FT_DIR;
+                last->hash = h;
+                continue;
+            }
+        }
+        bool full = false;
+        if (!have) {
+            st = cached_stat(root, w->out, h, false, &s);
+            full = true;
+            if (!h)
+                h = gd_hash_str(w->out);
+        }
+        if (st == GD_OK && s.type == GD_FT_DIR) {
+            if (!h)
+                h = gd_hash_str(w->out);
+            st = dir_remember(&root->dirs, w->out, h);
+        }
+        if (st == GD_OK && s.type == GD_FT_LNK && (!is_last || follow_last)) {
+            if (++w->links > GD_ROOT_MAX_LINKS) {
                 st = GD_ELOOP;
             } else {
-                st = walk_link(&w, host, after);
+                char host[GD_ROOT_PATH_MAX * 2 + 2];
+                size_t np = strlen(root->prefix);
+                if (np + w->out_len >= sizeof host) {
+                    st = GD_ELIMIT;
+                } else {
+                    memcpy(host, root->prefix, np);
+                    memcpy(host + np, w->out, w->out_len + 1);
+                    st = walk_link(w, host, after);
+                }
                 pos = 0;
+                verbatim = false;
+                /* Back in the link's directory, or at "/" for an absolute target. */
+                dir_listing = w->out_len ? parent : root->top_listing;
+                w->out[w->out_len] = '\0';
             }
-        } else if (st == GD_OK && !last && s.type != GD_FT_DIR) {
+        } else if (st == GD_OK && !is_last && s.type != GD_FT_DIR) {
             st = GD_ENOTDIR;
         }
-        gd_free(host);
         if (st != GD_OK)
             break;
+        if (s.type != GD_FT_LNK || (is_last && !follow_last)) {
+            last->known = true;
+            last->full = full;
+            last->st = s;
+            last->hash = h;
+        }
     }
     if (st == GD_ELOOP) {
-        note(root, GD_ANOMALY_LOOP, path, w.last_link);
+        note(root, GD_ANOMALY_LOOP, path, w->last_link);
     } else if (escaped) {
         if (!escape)
             root->out_of_memory = true; /* the note would lose its detail */
         note(root, GD_ANOMALY_ESCAPE, path, escape);
     }
+    gd_free(escape);
     /* A trailing '/' asks for a directory: "file/" is ENOTDIR, as the kernel says. */
     size_t plen = strlen(path);
-    if (st == GD_OK && plen > 1 && path[plen - 1] == '/' && w.out_len > 0) {
-        char *host = gd_root_host_path(root, w.out);
+    if (st == GD_OK && plen > 1 && path[plen - 1] == '/' && w->out_len > 0) {
+        char *host = gd_root_host_path(root, w->out);
         struct gd_os_stat s;
         if (!host)
             st = GD_ENOMEM;
@@ -625,26 +711,50 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
             st = GD_ENOTDIR;
         gd_free(host);
     }
+    if (st == GD_OK && w->out_len == 0) {
+        w->out[w->out_len++] = '/';
+        w->out[w->out_len] = '\0';
+        last->known = true;
+        memset(&last->st, 0, sizeof last->st);
+        last->st.type = GD_FT_DIR;
+        last->hash = 0;
+    }
+    return st;
+}
+
+static void walk_done(struct walk *w)
+{
+    gd_free(w->rest);
+    gd_free(w->last_target);
+}
+
+enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool follow_last, char **out)
+{
+    *out = NULL;
+    struct walk w;
+    struct last last;
+    enum gd_status st = walk_path(root, path, follow_last, &w, &last);
     if (st == GD_OK) {
-        if (w.out_len == 0)
-            w.out[w.out_len++] = '/';
         *out = gd_strndup(w.out, w.out_len);
         if (!*out)
             st = GD_ENOMEM;
     }
-    gd_free(escape);
-    gd_free(w.rest);
-    gd_free(w.last_target);
+    walk_done(&w);
     if (st == GD_ENOMEM)
         root->out_of_memory = true;
     return st;
 }
 
-/* The host path to hand to the OS: under the live root the kernel resolves; elsewhere we do. */
+/* The host path to hand to the OS: under the live root the kernel resolves; elsewhere we do.
+ * `w` and `last` (foreign roots only) keep the canonical path and what the walk learned;
+ * free `w` with walk_done after. */
 static enum gd_status host_for(struct gd_root *root, const char *path, bool follow_last,
-                               char **host)
+                               char **host, struct walk *w, struct last *last)
 {
     *host = NULL;
+    w->rest = NULL;
+    w->last_target = NULL;
+    last->known = false;
     if (root->live) {
         /* The same cap as gd_root_resolve: past it gd_root_host_path would fail as ENOMEM. */
         if (strlen(path) > GD_ROOT_PATH_MAX)
@@ -652,26 +762,41 @@ static enum gd_status host_for(struct gd_root *root, const char *path, bool foll
         *host = gd_root_host_path(root, path);
         return *host ? GD_OK : GD_ENOMEM;
     }
-    char *inside = NULL;
-    enum gd_status st = gd_root_resolve(root, path, follow_last, &inside);
-    if (st != GD_OK)
-        return st;
-    *host = gd_root_host_path(root, inside);
-    gd_free(inside);
-    return *host ? GD_OK : GD_ENOMEM;
+    enum gd_status st = walk_path(root, path, follow_last, w, last);
+    if (st == GD_OK) {
+        *host = gd_root_host_path(root, w->out);
+        if (!*host)
+            st = GD_ENOMEM;
+    }
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
+    return st;
 }
 
 static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow, bool type_only,
                               struct gd_os_stat *st)
 {
-    char *host;
-    enum gd_status s = host_for(root, path, follow, &host);
-    if (s == GD_OK) {
-        /* Under a foreign root the path is resolved already: lstat must not follow again. */
-        s = type_only && !root->live ? listed_stat(root, host, st)
-                                     : cached_stat(root, host, follow && root->live, st);
+    struct walk w;
+    struct last last;
+    enum gd_status s;
+    if (root->live) {
+        char *host;
+        s = host_for(root, path, follow, &host, &w, &last);
+        if (s == GD_OK)
+            s = cached_stat(root, host, 0, follow, st);
         gd_free(host);
+    } else {
+        /* Resolved by the walk, whose answer for the last component stands when it is enough;
+         * else lstat of the canonical path (it must not follow again). */
+        s = walk_path(root, path, follow, &w, &last);
+        if (s == GD_OK && last.known && (last.full || type_only))
+            *st = last.st;
+        else if (s == GD_OK)
+            s = cached_stat(root, w.out, last.hash, false, st);
+        walk_done(&w);
     }
+    if (s == GD_ENOMEM)
+        root->out_of_memory = true;
     note_status(root, s == GD_ENOTREG ? GD_OK : s, path);
     return s;
 }
@@ -702,7 +827,10 @@ enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **t
 {
     *target = NULL;
     char *host;
-    enum gd_status st = host_for(root, path, false, &host);
+    struct walk w;
+    struct last last;
+    enum gd_status st = host_for(root, path, false, &host, &w, &last);
+    walk_done(&w);
     if (st == GD_OK) {
         st = gd_os_readlink(host, target);
         gd_free(host);
@@ -715,14 +843,20 @@ enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os
 {
     *out = NULL;
     char *host;
-    enum gd_status st = host_for(root, path, true, &host);
+    struct walk w;
+    struct last last;
+    enum gd_status st = host_for(root, path, true, &host, &w, &last);
     if (st == GD_OK) {
         /* Resolved already under a foreign root: O_NOFOLLOW stops a link swapped in since.
-         * The resolver's lstat of it (in the cache) stands for the open file's fstat. */
-        const struct gd_os_stat *known = root->live ? NULL : stat_known(root, host);
+         * The resolver's lstat of it (its own, or one in the cache) stands for the open file's
+         * fstat. */
+        const struct gd_os_stat *known = root->live  ? NULL
+                                         : last.full ? &last.st
+                                                     : stat_known(root, w.out, last.hash);
         st = gd_os_open_read_known(host, !root->live, known, out);
         gd_free(host);
     }
+    walk_done(&w);
     note_status(root, st, path);
     return st;
 }
@@ -837,9 +971,24 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     out->count = 0;
     out->block = NULL;
     char *host;
-    enum gd_status st = host_for(root, dir, true, &host);
+    struct walk w;
+    struct last last;
+    enum gd_status st = host_for(root, dir, true, &host, &w, &last);
+    /* Under a foreign root a kept listing hangs on its directory's slot in the cache too,
+     * where the resolver reads it ("/" has its own). */
+    size_t slot = SIZE_MAX;
+    bool top = false;
+    const struct listing *kept = NULL;
+    if (st == GD_OK && !root->live) {
+        top = strcmp(w.out, "/") == 0;
+        if (!top)
+            slot = dir_find(&root->dirs, w.out, last.hash ? last.hash : gd_hash_str(w.out));
+        kept = top ? root->top_listing : slot != SIZE_MAX ? root->dirs.listings[slot] : NULL;
+    }
+    walk_done(&w);
+    if (st == GD_OK && !kept)
+        kept = gd_strmap_get(&root->listed.by_dir, host);
     struct gd_os_dir *d = NULL;
-    const struct listing *kept = st == GD_OK ? gd_strmap_get(&root->listed.by_dir, host) : NULL;
     if (kept) {
         st = listing_copy(kept, out);
         gd_free(host);
@@ -900,7 +1049,11 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     }
     if (out->count > 1)
         qsort(out->names, out->count, sizeof *out->names, cmp_names);
-    listing_keep(root, host, out->block, len, out->names, out->count);
+    const struct listing *l = listing_keep(root, host, out->block, len, out->names, out->count);
+    if (l && top)
+        root->top_listing = l;
+    else if (l && slot != SIZE_MAX)
+        root->dirs.listings[slot] = l;
     gd_free(host);
     return GD_OK;
 }

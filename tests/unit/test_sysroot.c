@@ -181,6 +181,21 @@ static const struct resolve_case resolve_cases[] = {
     { "/dangling", true, GD_ENOENT, NULL },
     { "/dangling", false, GD_OK, "/dangling" },
     { "/fifo-link", true, GD_OK, "/fifo" },
+    /* Below directories the root has seen (the second pass, the listed one): the walk starts
+     * at the deepest one and goes on from there, "." and ".." included. */
+    { "/dir/sub/../a", true, GD_OK, "/dir/a" },
+    { "/dir/sub/./../c", true, GD_OK, "/dir/c" },
+    { "/dir/sub/", true, GD_OK, "/dir/sub" },
+    { "/dir/.hidden", true, GD_OK, "/dir/.hidden" },
+    { "/dir/sub/..", true, GD_OK, "/dir" },
+    { "/dir/link/../a", true, GD_ENOTDIR, NULL },
+    { "/dir/missing/../a", true, GD_ENOENT, NULL },
+    { "/dir/a/x", true, GD_ENOTDIR, NULL },
+    { "/usr/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/../../../lib/x86_64-linux-gnu/libabs.so", true, GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/libabs.so/", true, GD_ENOTDIR, NULL },
 };
 
 static void test_resolve(void **state)
