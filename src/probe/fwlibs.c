@@ -67,7 +67,7 @@ static struct gd_loader *loader_of(struct gd_fwscan *s)
         return NULL;
     }
     struct gd_loader_options lo = { gd_env_get(ctx->env, "LD_LIBRARY_PATH"), s->cwd,
-                                    glibc[0] ? glibc : NULL, false };
+                                    glibc[0] ? glibc : NULL, false, ctx->elves };
     enum gd_status st = gd_loader_new(ctx->root, &lo, &s->loader);
     gd_fwscan_fail(s, st);
     if (st == GD_OK)

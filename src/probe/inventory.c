@@ -19,6 +19,7 @@
 #include "core/version.h"
 #include "elf/elf.h"
 #include "kb/kb.h"
+#include "loader/elfcache.h"
 #include "loader/loader.h"
 #include "parse/cuda_version.h"
 #include "parse/record.h"
@@ -675,18 +676,29 @@ static void find_wheel(struct inventory *inv, struct copy *c)
     }
 }
 
+/* The SONAME as the loader reads it (its headers only, as the loader emulator reads the same
+ * file after: through the check's cache, once). */
 static void read_soname(struct inventory *inv, struct copy *c)
 {
-    struct gd_os_file *f;
-    enum gd_status st = gd_root_open(inv->ctx->root, c->real, &f);
-    if (st == GD_OK) {
-        struct gd_elf *elf = NULL;
-        st = gd_elf_read_file(f, &elf);
-        if (st == GD_OK && elf->soname)
-            snprintf(c->soname, sizeof c->soname, "%s", elf->soname);
-        gd_elf_free(elf);
-        gd_os_close(f);
+    struct gd_elf *elf = NULL;
+    enum gd_status st;
+    if (inv->ctx->elves) {
+        struct gd_os_stat fs;
+        enum gd_status rs = GD_OK;
+        st = gd_elf_cache_read(inv->ctx->elves, c->real, &elf, &fs, &rs);
+        if (st == GD_OK)
+            st = rs;
+    } else {
+        struct gd_os_file *f;
+        st = gd_root_open(inv->ctx->root, c->real, &f);
+        if (st == GD_OK) {
+            st = gd_elf_read_file_ex(f, 0, GD_ELF_LOADER_ONLY, NULL, &elf);
+            gd_os_close(f);
+        }
     }
+    if (st == GD_OK && elf->soname)
+        snprintf(c->soname, sizeof c->soname, "%s", elf->soname);
+    gd_elf_free(elf);
     c->elf_status = st;
     fail(inv, st);
 }
@@ -971,7 +983,7 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
         return;
     }
     struct gd_loader_options lo = { gd_env_get(ctx->env, "LD_LIBRARY_PATH"), cwd,
-                                    glibc[0] ? glibc : NULL, false };
+                                    glibc[0] ? glibc : NULL, false, ctx->elves };
     struct gd_loader *loader = NULL;
     enum gd_status ls = gd_loader_new(ctx->root, &lo, &loader);
     if (ls != GD_OK) {
