@@ -62,10 +62,20 @@ struct listings {
     size_t count, cap, names;
 };
 
+/* Symbolic links' targets by canonical path: each block is the path, its NUL, the target.
+ * Same snapshot rule; past GD_ROOT_LINK_CACHE_MAX links they are read each time. */
+#define GD_ROOT_LINK_CACHE_MAX 65536
+struct links {
+    struct gd_strmap by_path;
+    char **items;
+    size_t count, cap;
+};
+
 struct gd_root {
     struct dir_cache dirs;
     struct stat_cache stats;
     struct listings listed;
+    struct links links;
     const struct listing *top_listing; /* of "/" (foreign roots), not in the directory cache */
     char *dir;                         /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
@@ -133,6 +143,11 @@ void gd_root_forget(struct gd_root *root)
     gd_free(root->dirs.hashes);
     gd_free(root->dirs.listings);
     memset(&root->dirs, 0, sizeof root->dirs);
+    for (size_t i = 0; i < root->links.count; i++)
+        gd_free(root->links.items[i]);
+    gd_free(root->links.items);
+    gd_strmap_clear(&root->links.by_path);
+    memset(&root->links, 0, sizeof root->links);
     root->top_listing = NULL;
     for (size_t i = 0; i < root->stats.cap; i++)
         gd_free(root->stats.items[i].key);
@@ -427,10 +442,50 @@ struct walk {
     char *last_target;
 };
 
-static enum gd_status walk_link(struct walk *w, const char *host, size_t after)
+/* The target of the link at canonical path `inside` (new memory), read once per check: every
+ * path under a merged /usr's /lib, every environment's python3 -> /usr/bin/python3, the
+ * interpreter of every load (/lib64) goes through the same few links. */
+static enum gd_status cached_readlink(struct gd_root *root, const char *inside, char **target)
+{
+    *target = NULL;
+    const char *known = gd_strmap_get(&root->links.by_path, inside);
+    if (known) {
+        *target = gd_strdup(known + strlen(known) + 1);
+        return *target ? GD_OK : GD_ENOMEM;
+    }
+    char host[GD_ROOT_PATH_MAX * 2 + 2];
+    size_t np = strlen(root->prefix), n = strlen(inside);
+    if (np + n >= sizeof host)
+        return GD_ELIMIT;
+    memcpy(host, root->prefix, np);
+    memcpy(host + np, inside, n + 1);
+    enum gd_status st = gd_os_readlink(host, target);
+    if (st != GD_OK || root->links.count >= GD_ROOT_LINK_CACHE_MAX)
+        return st;
+    /* The path then the target, in one block: the key and the value. */
+    size_t tn = strlen(*target);
+    char *kept = gd_malloc(n + 1 + tn + 1);
+    if (kept) {
+        memcpy(kept, inside, n + 1);
+        memcpy(kept + n + 1, *target, tn + 1);
+    }
+    if (!kept ||
+        gd_grow((void **)&root->links.items, &root->links.cap, root->links.count + 1,
+                sizeof *root->links.items) != 0 ||
+        gd_strmap_put(&root->links.by_path, kept, kept) != GD_OK) {
+        gd_free(kept);
+        gd_free(*target);
+        *target = NULL;
+        return GD_ENOMEM;
+    }
+    root->links.items[root->links.count++] = kept;
+    return GD_OK;
+}
+
+static enum gd_status walk_link(struct gd_root *root, struct walk *w, size_t after)
 {
     char *target = NULL;
-    enum gd_status st = gd_os_readlink(host, &target);
+    enum gd_status st = cached_readlink(root, w->out, &target);
     if (st != GD_OK)
         return st;
     if (!target[0]) {
@@ -665,15 +720,7 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
             if (++w->links > GD_ROOT_MAX_LINKS) {
                 st = GD_ELOOP;
             } else {
-                char host[GD_ROOT_PATH_MAX * 2 + 2];
-                size_t np = strlen(root->prefix);
-                if (np + w->out_len >= sizeof host) {
-                    st = GD_ELIMIT;
-                } else {
-                    memcpy(host, root->prefix, np);
-                    memcpy(host + np, w->out, w->out_len + 1);
-                    st = walk_link(w, host, after);
-                }
+                st = walk_link(root, w, after);
                 pos = 0;
                 verbatim = false;
                 /* Back in the link's directory, or at "/" for an absolute target. */

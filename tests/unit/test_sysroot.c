@@ -886,8 +886,27 @@ static void test_resolve_seen(void **state)
     tu_write(tree, "dir/sub/new", "n");
     assert_int_equal(gd_root_resolve(root, "/dir/sub/../sub/new", true, &(char *){ NULL }),
                      GD_ENOENT);
-    gd_root_free(root);
+    /* A link's target is read once too: changed since, the root still follows the old one
+     * until it forgets. */
+    tu_write(tree, "seen/t1", "1");
+    tu_write(tree, "seen/t2", "2");
+    tu_symlink(tree, "seen/l", "t1");
+    gd_root_forget(root); /* the listings above know nothing of /seen */
+    char *out = NULL;
+    assert_int_equal(gd_root_resolve(root, "/seen/l", true, &out), GD_OK);
+    assert_string_equal(out, "/seen/t1");
+    gd_free(out);
     char path[4096];
+    assert_int_equal(unlink(tu_path(path, sizeof path, tree, "seen/l")), 0);
+    tu_symlink(tree, "seen/l", "t2");
+    assert_int_equal(gd_root_resolve(root, "/seen/l", true, &out), GD_OK);
+    assert_string_equal(out, "/seen/t1");
+    gd_free(out);
+    gd_root_forget(root);
+    assert_int_equal(gd_root_resolve(root, "/seen/l", true, &out), GD_OK);
+    assert_string_equal(out, "/seen/t2");
+    gd_free(out);
+    gd_root_free(root);
     assert_int_equal(unlink(tu_path(path, sizeof path, tree, "dir/sub/new")), 0);
 }
 
