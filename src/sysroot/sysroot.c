@@ -21,7 +21,7 @@ struct dir_cache {
     uint64_t *hashes;
     /* Its listing once gd_root_list kept one (foreign roots), else NULL: the resolver reads a
      * component's type there without hashing the directory's host path again. */
-    const struct listing **listings;
+    struct listing **listings;
     size_t cap, count;
 };
 
@@ -55,6 +55,7 @@ struct listing {
     size_t block_len;
     char **names;
     size_t count;
+    struct gd_os_dirh *h; /* the directory held open (foreign roots), or NULL */
 };
 struct listings {
     struct gd_strmap by_dir; /* host path -> struct listing */
@@ -71,13 +72,22 @@ struct links {
     size_t count, cap;
 };
 
+/* Listed directories stay open, so that a system call for a path below one walks only the
+ * rest of it (gd_os_dirh): at most GD_ROOT_HELD_MAX at a time, the oldest closed first (a
+ * check goes through the environments one after the other). */
+#define GD_ROOT_HELD_MAX 256
+
 struct gd_root {
     struct dir_cache dirs;
     struct stat_cache stats;
     struct listings listed;
     struct links links;
-    const struct listing *top_listing; /* of "/" (foreign roots), not in the directory cache */
-    char *dir;                         /* canonical host directory */
+    struct listing *held[GD_ROOT_HELD_MAX]; /* a ring of the listings holding their directory */
+    size_t nheld, next_held;
+    struct gd_os_dirh *top; /* the root directory held open (foreign roots), made on first use */
+    bool top_failed;
+    struct listing *top_listing; /* of "/" (foreign roots), not in the directory cache */
+    char *dir;                   /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
     bool live;
     struct gd_anomaly *anomalies;
@@ -130,6 +140,7 @@ void gd_root_free(struct gd_root *root)
     }
     gd_free(root->anomalies);
     gd_root_forget(root);
+    gd_os_dirh_close(root->top);
     gd_free(root->dir);
     gd_free(root->prefix);
     gd_free(root);
@@ -154,6 +165,7 @@ void gd_root_forget(struct gd_root *root)
     gd_free(root->stats.items);
     memset(&root->stats, 0, sizeof root->stats);
     for (size_t i = 0; i < root->listed.count; i++) {
+        gd_os_dirh_close(root->listed.items[i]->h);
         gd_free(root->listed.items[i]->key);
         gd_free(root->listed.items[i]->block);
         gd_free(root->listed.items[i]->names);
@@ -162,6 +174,7 @@ void gd_root_forget(struct gd_root *root)
     gd_free(root->listed.items);
     gd_strmap_clear(&root->listed.by_dir);
     memset(&root->listed, 0, sizeof root->listed);
+    root->nheld = root->next_held = 0;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -185,8 +198,8 @@ static int listed_type(const struct listing *l, const char *name, unsigned char 
 /* Keep a copy of a listing (block with type bytes, sorted names); the copy, or NULL when it
  * is not kept. Failing to keep it marks the root out of memory, as every failed allocation
  * does: a check must not pass for complete after one. */
-static const struct listing *listing_keep(struct gd_root *root, const char *host, const char *block,
-                                          size_t len, char *const *names, size_t count)
+static struct listing *listing_keep(struct gd_root *root, const char *host, const char *block,
+                                    size_t len, char *const *names, size_t count)
 {
     struct listings *ls = &root->listed;
     if (ls->names + count > GD_ROOT_LISTED_MAX || gd_strmap_get(&ls->by_dir, host))
@@ -233,7 +246,7 @@ static size_t dir_find(const struct dir_cache *c, const char *path, uint64_t h)
     }
 }
 
-static void dir_put(struct dir_cache *c, char *key, uint64_t h, const struct listing *l)
+static void dir_put(struct dir_cache *c, char *key, uint64_t h, struct listing *l)
 {
     size_t i = h & (c->cap - 1);
     while (c->keys[i])
@@ -254,12 +267,50 @@ static struct stat_entry *stat_slot(const struct stat_cache *c, const char *host
     }
 }
 
+/* The deepest directory held open on the way to a path inside a foreign root: `h` and the
+ * length of the path's prefix it stands for; `h` NULL: none (the root's own). */
+struct base {
+    const struct gd_os_dirh *h;
+    size_t len;
+};
+
+/* Where the system call for `key` (a canonical path inside a foreign root) goes: relative to
+ * `b`, else to the root directory held open, else (that could not be opened) by host path,
+ * written into `buf`. NULL when the host path does not fit. */
+static const char *sys_path(struct gd_root *root, const char *key, const struct base *b,
+                            const struct gd_os_dirh **at, char *buf, size_t size)
+{
+    if (b && b->h) {
+        *at = b->h;
+        return key[b->len] ? key + b->len + 1 : ".";
+    }
+    if (!root->top && !root->top_failed) {
+        /* Out of memory is the check's failure (sticky); any other reason, the host path. */
+        enum gd_status hs = gd_os_dirh_open(NULL, root->dir, false, &root->top);
+        if (hs == GD_ENOMEM)
+            root->out_of_memory = true;
+        else if (hs != GD_OK)
+            root->top_failed = true;
+    }
+    if (root->top) {
+        *at = root->top;
+        return key[0] == '/' && key[1] ? key + 1 : ".";
+    }
+    *at = NULL;
+    size_t np = strlen(root->prefix), n = strlen(key);
+    if (np + n >= size)
+        return NULL;
+    memcpy(buf, root->prefix, np);
+    memcpy(buf + np, key, n + 1);
+    return buf;
+}
+
 /* stat (follow) or lstat of `key` (a path inside the root: see struct stat_entry) through the
  * cache; `h` its hash, 0 when the caller has none. The host path is made only for the system
  * call. GD_ENOMEM when remembering the answer failed: the caller's answer must not pass for
  * complete. */
 static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_t h, bool follow,
-                                  struct gd_os_stat *out)
+                                  const struct base *b, struct gd_os_stat *out)
 {
     struct stat_cache *c = &root->stats;
     if (!h)
@@ -272,17 +323,17 @@ static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_
             return e->status;
         }
     }
-    char buf[GD_ROOT_PATH_MAX * 2 + 2];
-    const char *host = key;
-    if (!root->live) {
-        size_t np = strlen(root->prefix), n = strlen(key);
-        if (np + n >= sizeof buf)
+    enum gd_status st;
+    if (root->live) {
+        st = follow ? gd_os_stat(key, out) : gd_os_lstat(key, out);
+    } else {
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at;
+        const char *rel = sys_path(root, key, b, &at, buf, sizeof buf);
+        if (!rel)
             return GD_ELIMIT;
-        memcpy(buf, root->prefix, np);
-        memcpy(buf + np, key, n + 1);
-        host = buf;
+        st = gd_os_lstat_at(at, rel, out);
     }
-    enum gd_status st = follow ? gd_os_stat(host, out) : gd_os_lstat(host, out);
     if ((st != GD_OK && st != GD_ENOENT) || c->count >= GD_ROOT_STAT_CACHE_MAX)
         return st;
     if ((c->count + 1) * 2 > c->cap) {
@@ -329,7 +380,7 @@ static enum gd_status dir_remember(struct dir_cache *c, const char *path, uint64
         size_t cap = c->cap ? c->cap * 2 : 256;
         char **keys = gd_calloc(cap, sizeof *keys);
         uint64_t *hashes = gd_calloc(cap, sizeof *hashes);
-        const struct listing **listings = gd_calloc(cap, sizeof *listings);
+        struct listing **listings = gd_calloc(cap, sizeof *listings);
         if (!keys || !hashes || !listings) {
             gd_free(keys);
             gd_free(hashes);
@@ -445,7 +496,8 @@ struct walk {
 /* The target of the link at canonical path `inside` (new memory), read once per check: every
  * path under a merged /usr's /lib, every environment's python3 -> /usr/bin/python3, the
  * interpreter of every load (/lib64) goes through the same few links. */
-static enum gd_status cached_readlink(struct gd_root *root, const char *inside, char **target)
+static enum gd_status cached_readlink(struct gd_root *root, const char *inside,
+                                      const struct base *b, char **target)
 {
     *target = NULL;
     const char *known = gd_strmap_get(&root->links.by_path, inside);
@@ -453,13 +505,13 @@ static enum gd_status cached_readlink(struct gd_root *root, const char *inside, 
         *target = gd_strdup(known + strlen(known) + 1);
         return *target ? GD_OK : GD_ENOMEM;
     }
-    char host[GD_ROOT_PATH_MAX * 2 + 2];
-    size_t np = strlen(root->prefix), n = strlen(inside);
-    if (np + n >= sizeof host)
+    char buf[GD_ROOT_PATH_MAX * 2 + 2];
+    const struct gd_os_dirh *at;
+    const char *rel = sys_path(root, inside, b, &at, buf, sizeof buf);
+    if (!rel)
         return GD_ELIMIT;
-    memcpy(host, root->prefix, np);
-    memcpy(host + np, inside, n + 1);
-    enum gd_status st = gd_os_readlink(host, target);
+    enum gd_status st = gd_os_readlink_at(at, rel, target);
+    size_t n = strlen(inside);
     if (st != GD_OK || root->links.count >= GD_ROOT_LINK_CACHE_MAX)
         return st;
     /* The path then the target, in one block: the key and the value. */
@@ -482,10 +534,11 @@ static enum gd_status cached_readlink(struct gd_root *root, const char *inside, 
     return GD_OK;
 }
 
-static enum gd_status walk_link(struct gd_root *root, struct walk *w, size_t after)
+static enum gd_status walk_link(struct gd_root *root, struct walk *w, const struct base *b,
+                                size_t after)
 {
     char *target = NULL;
-    enum gd_status st = cached_readlink(root, w->out, &target);
+    enum gd_status st = cached_readlink(root, w->out, b, &target);
     if (st != GD_OK)
         return st;
     if (!target[0]) {
@@ -543,7 +596,8 @@ struct last {
     bool known; /* st.type is set */
     bool full;  /* st is the whole lstat answer, not only a listing's type */
     struct gd_os_stat st;
-    uint64_t hash; /* of the canonical path (w.out), 0 when not computed */
+    uint64_t hash;    /* of the canonical path (w.out), 0 when not computed */
+    struct base base; /* where the system calls for the path go (sys_path) */
 };
 
 /* Candidates tried before the walk starts: the path and its parents, longest first. */
@@ -567,6 +621,7 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
     w->rest = NULL;
     last->known = last->full = false;
     last->hash = 0;
+    last->base = (struct base){ NULL, 0 };
     if (!path || strlen(path) > GD_ROOT_PATH_MAX)
         return GD_ELIMIT;
     w->rest = gd_strdup(path);
@@ -589,6 +644,8 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
         uint64_t hash;
     } tried[TRIED_MAX];
     const struct listing *dir_listing = root->top_listing; /* of w->out, when kept */
+    /* The deepest directory held open on the way (sys_path). */
+    struct base base = { dir_listing ? dir_listing->h : NULL, 0 };
     if (w->rest[0] == '/') {
         for (size_t end = rlen; end > 1 && ntried < TRIED_MAX;) {
             memcpy(w->out, w->rest, end);
@@ -598,6 +655,8 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
             if (i != SIZE_MAX) {
                 w->out_len = pos = end;
                 dir_listing = root->dirs.listings[i];
+                if (dir_listing && dir_listing->h)
+                    base = (struct base){ dir_listing->h, end };
                 last->known = true;
                 memset(&last->st, 0, sizeof last->st);
                 last->st.type = GD_FT_DIR;
@@ -651,6 +710,8 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
                     w->out_len--;
                 w->out[w->out_len] = '\0';
             }
+            if (base.len > w->out_len)
+                base = (struct base){ NULL, 0 };
             continue;
         }
         if (w->out_len + 1 + len > GD_ROOT_PATH_MAX) {
@@ -697,6 +758,8 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
             size_t i = dir_find(&root->dirs, w->out, h);
             if (i != SIZE_MAX) {
                 dir_listing = root->dirs.listings[i];
+                if (dir_listing && dir_listing->h)
+                    base = (struct base){ dir_listing->h, w->out_len };
                 last->known = true;
                 memset(&last->st, 0, sizeof last->st);
                 last->st.type = GD_FT_DIR;
@@ -706,7 +769,7 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
         }
         bool full = false;
         if (!have) {
-            st = cached_stat(root, w->out, h, false, &s);
+            st = cached_stat(root, w->out, h, false, &base, &s);
             full = true;
             if (!h)
                 h = gd_hash_str(w->out);
@@ -720,12 +783,14 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
             if (++w->links > GD_ROOT_MAX_LINKS) {
                 st = GD_ELOOP;
             } else {
-                st = walk_link(root, w, after);
+                st = walk_link(root, w, &base, after);
                 pos = 0;
                 verbatim = false;
                 /* Back in the link's directory, or at "/" for an absolute target. */
                 dir_listing = w->out_len ? parent : root->top_listing;
                 w->out[w->out_len] = '\0';
+                if (base.len > w->out_len)
+                    base = (struct base){ NULL, 0 };
             }
         } else if (st == GD_OK && !is_last && s.type != GD_FT_DIR) {
             st = GD_ENOTDIR;
@@ -766,6 +831,7 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
         last->st.type = GD_FT_DIR;
         last->hash = 0;
     }
+    last->base = base;
     return st;
 }
 
@@ -830,7 +896,7 @@ static enum gd_status do_stat(struct gd_root *root, const char *path, bool follo
         char *host;
         s = host_for(root, path, follow, &host, &w, &last);
         if (s == GD_OK)
-            s = cached_stat(root, host, 0, follow, st);
+            s = cached_stat(root, host, 0, follow, NULL, st);
         gd_free(host);
     } else {
         /* Resolved by the walk, whose answer for the last component stands when it is enough;
@@ -839,7 +905,7 @@ static enum gd_status do_stat(struct gd_root *root, const char *path, bool follo
         if (s == GD_OK && last.known && (last.full || type_only))
             *st = last.st;
         else if (s == GD_OK)
-            s = cached_stat(root, w.out, last.hash, false, st);
+            s = cached_stat(root, w.out, last.hash, false, &last.base, st);
         walk_done(&w);
     }
     if (s == GD_ENOMEM)
@@ -873,15 +939,27 @@ bool gd_root_is_dir(struct gd_root *root, const char *path)
 enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **target)
 {
     *target = NULL;
-    char *host;
     struct walk w;
     struct last last;
-    enum gd_status st = host_for(root, path, false, &host, &w, &last);
-    walk_done(&w);
-    if (st == GD_OK) {
-        st = gd_os_readlink(host, target);
+    enum gd_status st;
+    if (root->live) {
+        char *host;
+        st = host_for(root, path, false, &host, &w, &last);
+        if (st == GD_OK)
+            st = gd_os_readlink(host, target);
         gd_free(host);
+    } else {
+        st = walk_path(root, path, false, &w, &last);
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at = NULL;
+        const char *rel =
+            st == GD_OK ? sys_path(root, w.out, &last.base, &at, buf, sizeof buf) : NULL;
+        if (st == GD_OK)
+            st = rel ? gd_os_readlink_at(at, rel, target) : GD_ELIMIT;
     }
+    walk_done(&w);
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
     note_status(root, st, path);
     return st;
 }
@@ -889,21 +967,34 @@ enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **t
 enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os_file **out)
 {
     *out = NULL;
-    char *host;
     struct walk w;
     struct last last;
-    enum gd_status st = host_for(root, path, true, &host, &w, &last);
-    if (st == GD_OK) {
-        /* Resolved already under a foreign root: O_NOFOLLOW stops a link swapped in since.
-         * The resolver's lstat of it (its own, or one in the cache) stands for the open file's
-         * fstat. */
-        const struct gd_os_stat *known = root->live  ? NULL
-                                         : last.full ? &last.st
-                                                     : stat_known(root, w.out, last.hash);
-        st = gd_os_open_read_known(host, !root->live, known, out);
+    enum gd_status st;
+    if (root->live) {
+        char *host;
+        st = host_for(root, path, true, &host, &w, &last);
+        if (st == GD_OK)
+            st = gd_os_open_read_known(host, false, NULL, out);
         gd_free(host);
+    } else {
+        /* Resolved already: O_NOFOLLOW stops a link swapped in since. The resolver's lstat of
+         * it (its own, or one in the cache) stands for the open file's fstat. */
+        st = walk_path(root, path, true, &w, &last);
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at = NULL;
+        const char *rel =
+            st == GD_OK ? sys_path(root, w.out, &last.base, &at, buf, sizeof buf) : NULL;
+        if (st == GD_OK && !rel)
+            st = GD_ELIMIT;
+        if (st == GD_OK) {
+            const struct gd_os_stat *known =
+                last.full ? &last.st : stat_known(root, w.out, last.hash);
+            st = gd_os_open_read_at(at, rel, true, known, out);
+        }
     }
     walk_done(&w);
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
     note_status(root, st, path);
     return st;
 }
@@ -994,6 +1085,22 @@ void gd_names_free(struct gd_names *names)
     names->count = 0;
 }
 
+/* Keep listing `l`'s directory open (`h`, taken), closing the one held longest when
+ * GD_ROOT_HELD_MAX are. */
+static void hold(struct gd_root *root, struct listing *l, struct gd_os_dirh *h)
+{
+    struct listing **slot = &root->held[root->next_held];
+    if (root->nheld == GD_ROOT_HELD_MAX) {
+        gd_os_dirh_close((*slot)->h);
+        (*slot)->h = NULL;
+    } else {
+        root->nheld++;
+    }
+    l->h = h;
+    *slot = l;
+    root->next_held = (root->next_held + 1) % GD_ROOT_HELD_MAX;
+}
+
 /* A caller's copy of a kept listing. */
 static enum gd_status listing_copy(const struct listing *l, struct gd_names *out)
 {
@@ -1032,18 +1139,30 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
             slot = dir_find(&root->dirs, w.out, last.hash ? last.hash : gd_hash_str(w.out));
         kept = top ? root->top_listing : slot != SIZE_MAX ? root->dirs.listings[slot] : NULL;
     }
-    walk_done(&w);
     if (st == GD_OK && !kept)
         kept = gd_strmap_get(&root->listed.by_dir, host);
     struct gd_os_dir *d = NULL;
     if (kept) {
+        walk_done(&w);
         st = listing_copy(kept, out);
         gd_free(host);
         note_status(root, st, dir);
         return st;
     }
-    if (st == GD_OK)
+    /* Under a foreign root the directory is held open, relative to the deepest one held on the
+     * way; it stays open with its listing (hold). */
+    struct gd_os_dirh *h = NULL;
+    if (st == GD_OK && !root->live) {
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at = NULL;
+        const char *rel = sys_path(root, w.out, &last.base, &at, buf, sizeof buf);
+        st = rel ? gd_os_dirh_open(at, rel, true, &h) : GD_ELIMIT;
+        if (st == GD_OK)
+            st = gd_os_opendir_dirh(h, &d);
+    } else if (st == GD_OK) {
         st = gd_os_opendir(host, &d);
+    }
+    walk_done(&w);
     /* The entries, each its type byte then its NUL-terminated name, in one block; the pointers
      * are set once it stops moving. A copy per name was most of the cost of listing
      * /usr/lib/x86_64-linux-gnu (3000 files). */
@@ -1091,16 +1210,22 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     note_status(root, st, dir);
     if (st != GD_OK) {
         gd_names_free(out);
+        gd_os_dirh_close(h);
         gd_free(host);
         return st;
     }
     if (out->count > 1)
         qsort(out->names, out->count, sizeof *out->names, cmp_names);
-    const struct listing *l = listing_keep(root, host, out->block, len, out->names, out->count);
+    struct listing *l = listing_keep(root, host, out->block, len, out->names, out->count);
     if (l && top)
         root->top_listing = l;
     else if (l && slot != SIZE_MAX)
         root->dirs.listings[slot] = l;
+    if (l && h) {
+        hold(root, l, h);
+        h = NULL;
+    }
+    gd_os_dirh_close(h);
     gd_free(host);
     return GD_OK;
 }

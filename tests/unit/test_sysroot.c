@@ -910,6 +910,47 @@ static void test_resolve_seen(void **state)
     assert_int_equal(unlink(tu_path(path, sizeof path, tree, "dir/sub/new")), 0);
 }
 
+/* More listed directories than the root holds open at once: the ones it closed again are
+ * still read right (relative to the root directory, then), before and after it forgets. */
+static void test_many_dirs(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    char rel[64], want[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(rel, sizeof rel, "many/d%03d/f", i);
+        snprintf(want, sizeof want, "%d\n", i);
+        tu_write(tree, rel, want);
+    }
+    struct gd_root *root = open_tree();
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < N; i++) {
+            snprintf(rel, sizeof rel, "/many/d%03d", i);
+            struct gd_names names;
+            assert_int_equal(gd_root_list(root, rel, &names), GD_OK);
+            assert_int_equal(names.count, 1);
+            gd_names_free(&names);
+        }
+        for (int i = 0; i < N; i++) {
+            snprintf(rel, sizeof rel, "/many/d%03d/../d%03d/f", i, i);
+            snprintf(want, sizeof want, "%d\n", i);
+            char *data = NULL;
+            size_t len = 0;
+            assert_int_equal(gd_root_read_file(root, rel, 64, &data, &len), GD_OK);
+            assert_string_equal(data, want);
+            gd_free(data);
+            struct gd_os_stat st;
+            assert_int_equal(gd_root_lstat(root, rel, &st), GD_OK);
+            assert_int_equal(st.size, strlen(want));
+        }
+        gd_root_forget(root);
+    }
+    assert_int_equal(gd_root_anomaly_count(root), 0);
+    gd_root_free(root);
+    char path[4096];
+    tu_rmtree(tu_path(path, sizeof path, tree, "many"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -931,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_snapshot),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_resolve_seen),
+        cmocka_unit_test(test_many_dirs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
