@@ -74,7 +74,12 @@ enum gd_status gd_elf_cache_read(struct gd_elf_cache *c, const char *path, struc
     *read = GD_OK;
     memset(fs, 0, sizeof *fs);
     char *canon = NULL;
-    if (gd_root_resolve(c->root, path, true, &canon) == GD_OK) {
+    enum gd_status rs = gd_root_resolve(c->root, path, true, &canon);
+    /* Nothing there: what the open would say, with nothing for the root to note (most of a
+     * loader's candidates are not there). */
+    if (rs == GD_ENOENT || rs == GD_ENOTDIR)
+        return rs;
+    if (rs == GD_OK) {
         const struct entry *e = gd_strmap_get(&c->by_path, canon);
         if (e) {
             gd_free(canon);

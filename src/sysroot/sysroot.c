@@ -647,7 +647,19 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
     /* The deepest directory held open on the way (sys_path). */
     struct base base = { dir_listing ? dir_listing->h : NULL, 0 };
     if (w->rest[0] == '/') {
-        for (size_t end = rlen; end > 1 && ntried < TRIED_MAX;) {
+        /* Only prefixes before a ".", ".." or empty component can be keys: a loader's
+         * "$ORIGIN/../../nvidia/..." starts at $ORIGIN, with no hashing of what follows. */
+        size_t limit = rlen;
+        for (const char *p = w->rest; (p = strstr(p, "/.")) != NULL; p += 2) {
+            if (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))) {
+                limit = (size_t)(p - w->rest);
+                break;
+            }
+        }
+        const char *empty = strstr(w->rest, "//");
+        if (empty && (size_t)(empty - w->rest) < limit)
+            limit = (size_t)(empty - w->rest);
+        for (size_t end = limit; end > 1 && ntried < TRIED_MAX;) {
             memcpy(w->out, w->rest, end);
             w->out[end] = '\0';
             uint64_t h = gd_hash_str(w->out);
