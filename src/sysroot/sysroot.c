@@ -647,18 +647,18 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
     /* The deepest directory held open on the way (sys_path). */
     struct base base = { dir_listing ? dir_listing->h : NULL, 0 };
     if (w->rest[0] == '/') {
-        /* Only prefixes before a ".", ".." or empty component can be keys: a loader's
-         * "$ORIGIN/../../nvidia/..." starts at $ORIGIN, with no hashing of what follows. */
+        /* Only prefixes before a "." or ".." component can be keys: a loader's
+         * "$ORIGIN/../../nvidia/..." starts at $ORIGIN, with no hashing of what follows.
+         * (Looking for the dots, not the slashes: paths have a few, "/.virtualenvs" among
+         * them.) */
         size_t limit = rlen;
-        for (const char *p = w->rest; (p = strstr(p, "/.")) != NULL; p += 2) {
-            if (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))) {
-                limit = (size_t)(p - w->rest);
+        for (const char *p = strchr(w->rest, '.'); p; p = strchr(p + 1, '.')) {
+            if (p[-1] == '/' &&
+                (p[1] == '/' || p[1] == '\0' || (p[1] == '.' && (p[2] == '/' || p[2] == '\0')))) {
+                limit = (size_t)(p - 1 - w->rest);
                 break;
             }
         }
-        const char *empty = strstr(w->rest, "//");
-        if (empty && (size_t)(empty - w->rest) < limit)
-            limit = (size_t)(empty - w->rest);
         for (size_t end = limit; end > 1 && ntried < TRIED_MAX;) {
             memcpy(w->out, w->rest, end);
             w->out[end] = '\0';
