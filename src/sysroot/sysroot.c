@@ -486,7 +486,8 @@ char *gd_root_host_path(const struct gd_root *root, const char *path)
 struct walk {
     char out[GD_ROOT_PATH_MAX + 1];
     size_t out_len;
-    char *rest;
+    char *rest; /* rest_buf, until a link's target makes it longer (then new memory) */
+    char rest_buf[GD_ROOT_PATH_MAX + 1];
     size_t link_end;
     int links;
     char last_link[GD_ROOT_PATH_MAX + 1];
@@ -565,7 +566,8 @@ static enum gd_status walk_link(struct gd_root *root, struct walk *w, const stru
     w->last_link[w->out_len] = '\0';
     gd_free(w->last_target);
     w->last_target = target;
-    gd_free(w->rest);
+    if (w->rest != w->rest_buf)
+        gd_free(w->rest);
     w->rest = rest;
     if (target[0] == '/') {
         w->out_len = 0;
@@ -604,7 +606,7 @@ struct last {
 #define TRIED_MAX 8
 
 /* Resolve `path` into `w->out` (canonical, "/" for the root) as gd_root_resolve describes,
- * with what it learned of the last component in `*last`. `w->rest` is new memory whatever the
+ * with what it learned of the last component in `*last`. `w->rest` may be new memory whatever the
  * status: free it with walk_done. Anomalies are noted here; out of memory is noted by the
  * caller. */
 static enum gd_status walk_path(struct gd_root *root, const char *path, bool follow_last,
@@ -624,9 +626,9 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
     last->base = (struct base){ NULL, 0 };
     if (!path || strlen(path) > GD_ROOT_PATH_MAX)
         return GD_ELIMIT;
-    w->rest = gd_strdup(path);
-    if (!w->rest)
-        return GD_ENOMEM;
+    /* In the walk's own buffer: a copy per resolution was a malloc and a free each. */
+    w->rest = w->rest_buf;
+    memcpy(w->rest_buf, path, strlen(path) + 1);
     enum gd_status st = GD_OK;
     bool escaped = false;
     char *escape = NULL; /* the link that climbed above the root */
@@ -849,7 +851,8 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
 
 static void walk_done(struct walk *w)
 {
-    gd_free(w->rest);
+    if (w->rest != w->rest_buf)
+        gd_free(w->rest);
     gd_free(w->last_target);
 }
 
