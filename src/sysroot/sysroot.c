@@ -1,6 +1,7 @@
 #include "sysroot/sysroot.h"
 
 #include "core/alloc.h"
+#include "core/arena.h"
 #include "core/hash.h"
 #include "core/strmap.h"
 #include "core/buf.h"
@@ -85,6 +86,7 @@ struct gd_root {
     struct listing *held[GD_ROOT_HELD_MAX]; /* a ring of the listings holding their directory */
     size_t nheld, next_held;
     struct gd_os_dirh *top; /* the root directory held open (foreign roots), made on first use */
+    struct gd_arena *kept;  /* what the caches keep: see keep() */
     bool top_failed;
     struct listing *top_listing; /* of "/" (foreign roots), not in the directory cache */
     char *dir;                   /* canonical host directory */
@@ -148,33 +150,43 @@ void gd_root_free(struct gd_root *root)
 
 void gd_root_forget(struct gd_root *root)
 {
-    for (size_t i = 0; i < root->dirs.cap; i++)
-        gd_free(root->dirs.keys[i]);
     gd_free(root->dirs.keys);
     gd_free(root->dirs.hashes);
     gd_free(root->dirs.listings);
     memset(&root->dirs, 0, sizeof root->dirs);
-    for (size_t i = 0; i < root->links.count; i++)
-        gd_free(root->links.items[i]);
     gd_free(root->links.items);
     gd_strmap_clear(&root->links.by_path);
     memset(&root->links, 0, sizeof root->links);
     root->top_listing = NULL;
-    for (size_t i = 0; i < root->stats.cap; i++)
-        gd_free(root->stats.items[i].key);
     gd_free(root->stats.items);
     memset(&root->stats, 0, sizeof root->stats);
-    for (size_t i = 0; i < root->listed.count; i++) {
+    for (size_t i = 0; i < root->listed.count; i++)
         gd_os_dirh_close(root->listed.items[i]->h);
-        gd_free(root->listed.items[i]->key);
-        gd_free(root->listed.items[i]->block);
-        gd_free(root->listed.items[i]->names);
-        gd_free(root->listed.items[i]);
-    }
     gd_free(root->listed.items);
     gd_strmap_clear(&root->listed.by_dir);
     memset(&root->listed, 0, sizeof root->listed);
     root->nheld = root->next_held = 0;
+    gd_arena_free(root->kept);
+    root->kept = NULL;
+}
+
+/* Room for what the caches keep (keys, listings, link targets): one arena, released at once
+ * when the root forgets, instead of a malloc and a free for each of tens of thousands. NULL
+ * when out of memory. */
+static void *keep(struct gd_root *root, size_t size)
+{
+    if (!root->kept && !(root->kept = gd_arena_new()))
+        return NULL;
+    return gd_arena_alloc(root->kept, size);
+}
+
+static char *keep_str(struct gd_root *root, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = keep(root, n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -204,21 +216,18 @@ static struct listing *listing_keep(struct gd_root *root, const char *host, cons
     struct listings *ls = &root->listed;
     if (ls->names + count > GD_ROOT_LISTED_MAX || gd_strmap_get(&ls->by_dir, host))
         return NULL;
-    struct listing *l = gd_calloc(1, sizeof *l);
+    struct listing *l = keep(root, sizeof *l);
     if (!l) {
         root->out_of_memory = true;
         return NULL;
     }
-    l->key = gd_strdup(host);
-    l->block = gd_malloc(len ? len : 1);
-    l->names = count ? gd_malloc(count * sizeof *l->names) : NULL;
+    l->key = keep_str(root, host);
+    l->block = keep(root, len ? len : 1);
+    l->names = count ? keep(root, count * sizeof *l->names) : NULL;
+    /* What the arena holds goes with it, kept or not. */
     if (!l->key || !l->block || (count && !l->names) ||
         gd_grow((void **)&ls->items, &ls->cap, ls->count + 1, sizeof *ls->items) != 0 ||
         gd_strmap_put(&ls->by_dir, l->key, l) != GD_OK) {
-        gd_free(l->key);
-        gd_free(l->block);
-        gd_free(l->names);
-        gd_free(l);
         root->out_of_memory = true;
         return NULL;
     }
@@ -349,7 +358,7 @@ static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_
         gd_free(c->items);
         *c = grown;
     }
-    char *copy = gd_strdup(key);
+    char *copy = keep_str(root, key);
     if (!copy)
         return GD_ENOMEM;
     struct stat_entry *e = stat_slot(c, key, h, follow);
@@ -372,8 +381,9 @@ static const struct gd_os_stat *stat_known(const struct gd_root *root, const cha
 
 /* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
  * must then not pass for complete); GD_OK also when the cache is full. */
-static enum gd_status dir_remember(struct dir_cache *c, const char *path, uint64_t h)
+static enum gd_status dir_remember(struct gd_root *root, const char *path, uint64_t h)
 {
+    struct dir_cache *c = &root->dirs;
     if (c->count >= GD_ROOT_DIR_CACHE_MAX || dir_find(c, path, h) != SIZE_MAX)
         return GD_OK;
     if ((c->count + 1) * 2 > c->cap) {
@@ -396,7 +406,7 @@ static enum gd_status dir_remember(struct dir_cache *c, const char *path, uint64
         gd_free(c->listings);
         *c = grown;
     }
-    char *key = gd_strdup(path);
+    char *key = keep_str(root, path);
     if (!key)
         return GD_ENOMEM;
     dir_put(c, key, h, NULL);
@@ -517,7 +527,7 @@ static enum gd_status cached_readlink(struct gd_root *root, const char *inside,
         return st;
     /* The path then the target, in one block: the key and the value. */
     size_t tn = strlen(*target);
-    char *kept = gd_malloc(n + 1 + tn + 1);
+    char *kept = keep(root, n + 1 + tn + 1);
     if (kept) {
         memcpy(kept, inside, n + 1);
         memcpy(kept + n + 1, *target, tn + 1);
@@ -526,7 +536,6 @@ static enum gd_status cached_readlink(struct gd_root *root, const char *inside,
         gd_grow((void **)&root->links.items, &root->links.cap, root->links.count + 1,
                 sizeof *root->links.items) != 0 ||
         gd_strmap_put(&root->links.by_path, kept, kept) != GD_OK) {
-        gd_free(kept);
         gd_free(*target);
         *target = NULL;
         return GD_ENOMEM;
@@ -791,7 +800,7 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
         if (st == GD_OK && s.type == GD_FT_DIR) {
             if (!h)
                 h = gd_hash_str(w->out);
-            st = dir_remember(&root->dirs, w->out, h);
+            st = dir_remember(root, w->out, h);
         }
         if (st == GD_OK && s.type == GD_FT_LNK && (!is_last || follow_last)) {
             if (++w->links > GD_ROOT_MAX_LINKS) {
