@@ -32,15 +32,20 @@ struct dir_cache {
  * and "not there" are kept; other failures are asked again. Same snapshot rule and cap as above. */
 #define GD_ROOT_STAT_CACHE_MAX 65536
 struct stat_entry {
-    char *key; /* path inside the root; NULL: an empty slot */
+    char *key; /* path inside the root */
     uint64_t hash;
     bool follow;
     enum gd_status status; /* GD_OK or GD_ENOENT */
     struct gd_os_stat st;
 };
+/* The entries one after the other, and a table of their numbers (+ 1; 0: an empty slot) by
+ * hash: a table of whole entries, half empty and made anew at each doubling, was two and a half
+ * megabytes of fresh pages for ten thousand answers. */
 struct stat_cache {
     struct stat_entry *items;
-    size_t cap, count;
+    size_t count, cap_items;
+    uint32_t *slots;
+    size_t cap; /* slots: 0 or a power of two */
 };
 
 /* Directory listings by host path, with each entry's type when the directory said it: the
@@ -159,6 +164,7 @@ void gd_root_forget(struct gd_root *root)
     memset(&root->links, 0, sizeof root->links);
     root->top_listing = NULL;
     gd_free(root->stats.items);
+    gd_free(root->stats.slots);
     memset(&root->stats, 0, sizeof root->stats);
     for (size_t i = 0; i < root->listed.count; i++)
         gd_os_dirh_close(root->listed.items[i]->h);
@@ -266,13 +272,16 @@ static void dir_put(struct dir_cache *c, char *key, uint64_t h, struct listing *
     c->count++;
 }
 
-static struct stat_entry *stat_slot(const struct stat_cache *c, const char *host, uint64_t h,
-                                    bool follow)
+/* The slot of (`key`, `follow`) with hash `h`: its entry's number + 1, or 0 where it would go. */
+static uint32_t *stat_slot(const struct stat_cache *c, const char *key, uint64_t h, bool follow)
 {
     for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
-        struct stat_entry *e = &c->items[i];
-        if (!e->key || (e->hash == h && e->follow == follow && strcmp(e->key, host) == 0))
-            return e;
+        uint32_t *slot = &c->slots[i];
+        if (!*slot)
+            return slot;
+        const struct stat_entry *e = &c->items[*slot - 1];
+        if (e->hash == h && e->follow == follow && strcmp(e->key, key) == 0)
+            return slot;
     }
 }
 
@@ -325,8 +334,9 @@ static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_
     if (!h)
         h = gd_hash_str(key);
     if (c->cap) {
-        struct stat_entry *e = stat_slot(c, key, h, follow);
-        if (e->key) {
+        uint32_t n = *stat_slot(c, key, h, follow);
+        if (n) {
+            const struct stat_entry *e = &c->items[n - 1];
             if (e->status == GD_OK)
                 *out = e->st;
             return e->status;
@@ -347,25 +357,26 @@ static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_
         return st;
     if ((c->count + 1) * 2 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
-        struct stat_entry *items = gd_calloc(cap, sizeof *items);
-        if (!items)
+        uint32_t *slots = gd_calloc(cap, sizeof *slots);
+        if (!slots)
             return GD_ENOMEM;
-        struct stat_cache grown = { items, cap, c->count };
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->items[i].key)
-                *stat_slot(&grown, c->items[i].key, c->items[i].hash, c->items[i].follow) =
-                    c->items[i];
-        gd_free(c->items);
+        struct stat_cache grown = *c;
+        grown.slots = slots;
+        grown.cap = cap;
+        for (size_t i = 0; i < c->count; i++)
+            *stat_slot(&grown, c->items[i].key, c->items[i].hash, c->items[i].follow) =
+                (uint32_t)(i + 1);
+        gd_free(c->slots);
         *c = grown;
     }
     char *copy = keep_str(root, key);
-    if (!copy)
+    if (!copy || gd_grow((void **)&c->items, &c->cap_items, c->count + 1, sizeof *c->items) != 0)
         return GD_ENOMEM;
-    struct stat_entry *e = stat_slot(c, key, h, follow);
+    struct stat_entry *e = &c->items[c->count];
     *e = (struct stat_entry){ copy, h, follow, st, { 0 } };
     if (st == GD_OK)
         e->st = *out;
-    c->count++;
+    *stat_slot(c, key, h, follow) = (uint32_t)(++c->count);
     return st;
 }
 
@@ -375,8 +386,9 @@ static const struct gd_os_stat *stat_known(const struct gd_root *root, const cha
 {
     if (!root->stats.cap)
         return NULL;
-    const struct stat_entry *e = stat_slot(&root->stats, key, h ? h : gd_hash_str(key), false);
-    return e->key && e->status == GD_OK ? &e->st : NULL;
+    uint32_t n = *stat_slot(&root->stats, key, h ? h : gd_hash_str(key), false);
+    const struct stat_entry *e = n ? &root->stats.items[n - 1] : NULL;
+    return e && e->status == GD_OK ? &e->st : NULL;
 }
 
 /* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
