@@ -500,7 +500,15 @@ static bool expand_soname(const struct gd_fw *fw, const char *pattern, char *out
     size_t n = 0;
     for (const char *p = pattern; p && *p;) {
         int w = 0;
-        if (gd_str_starts_with(p, "{cudnn_major}")) {
+        if (*p != '{') {
+            /* A plain character: copied, not formatted (a snprintf per byte was a tenth of
+             * the dlopen probe's instructions), and not compared with the placeholders. */
+            if (size - n < 2)
+                return false;
+            out[n] = *p++;
+            out[n + 1] = '\0';
+            w = 1;
+        } else if (gd_str_starts_with(p, "{cudnn_major}")) {
             if (!have_cudnn)
                 return false;
             w = snprintf(out + n, size - n, "%lu", gd_version_major(&cudnn));
@@ -511,16 +519,8 @@ static bool expand_soname(const struct gd_fw *fw, const char *pattern, char *out
             w = snprintf(out + n, size - n, "%lu.%lu", gd_version_major(&cuda),
                          gd_version_minor(&cuda));
             p += strlen("{cuda_major_minor}");
-        } else if (*p == '{') {
-            return false; /* a placeholder this code does not know */
         } else {
-            /* A plain character: copied, not formatted (a snprintf per byte was a tenth of
-             * the dlopen probe's instructions). */
-            if (size - n < 2)
-                return false;
-            out[n] = *p++;
-            out[n + 1] = '\0';
-            w = 1;
+            return false; /* a placeholder this code does not know */
         }
         if (w < 0 || (size_t)w >= size - n)
             return false;
