@@ -897,8 +897,8 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
 /* The host path to hand to the OS: under the live root the kernel resolves; elsewhere we do.
  * `w` and `last` (foreign roots only) keep the canonical path and what the walk learned;
  * free `w` with walk_done after. */
-static enum gd_status host_for(struct gd_root *root, const char *path, bool follow_last,
-                               char **host, struct walk *w, struct last *last)
+static enum gd_status host_walk(struct gd_root *root, const char *path, bool follow_last,
+                                char **host, struct walk *w, struct last *last)
 {
     *host = NULL;
     w->rest = NULL;
@@ -922,21 +922,32 @@ static enum gd_status host_for(struct gd_root *root, const char *path, bool foll
     return st;
 }
 
-static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow, bool type_only,
-                              struct gd_os_stat *st)
+/* The host path alone (new memory). */
+static enum gd_status host_for(struct gd_root *root, const char *path, bool follow_last,
+                               char **host)
 {
     struct walk w;
     struct last last;
+    enum gd_status st = host_walk(root, path, follow_last, host, &w, &last);
+    walk_done(&w);
+    return st;
+}
+
+static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow, bool type_only,
+                              struct gd_os_stat *st)
+{
     enum gd_status s;
     if (root->live) {
         char *host;
-        s = host_for(root, path, follow, &host, &w, &last);
+        s = host_for(root, path, follow, &host);
         if (s == GD_OK)
             s = cached_stat(root, host, 0, follow, NULL, st);
         gd_free(host);
     } else {
         /* Resolved by the walk, whose answer for the last component stands when it is enough;
          * else lstat of the canonical path (it must not follow again). */
+        struct walk w;
+        struct last last;
         s = walk_path(root, path, follow, &w, &last);
         if (s == GD_OK && last.known && (last.full || type_only))
             *st = last.st;
@@ -975,16 +986,16 @@ bool gd_root_is_dir(struct gd_root *root, const char *path)
 enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **target)
 {
     *target = NULL;
-    struct walk w;
-    struct last last;
     enum gd_status st;
     if (root->live) {
         char *host;
-        st = host_for(root, path, false, &host, &w, &last);
+        st = host_for(root, path, false, &host);
         if (st == GD_OK)
             st = gd_os_readlink(host, target);
         gd_free(host);
     } else {
+        struct walk w;
+        struct last last;
         st = walk_path(root, path, false, &w, &last);
         char buf[GD_ROOT_PATH_MAX * 2 + 2];
         const struct gd_os_dirh *at = NULL;
@@ -992,8 +1003,8 @@ enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **t
             st == GD_OK ? sys_path(root, w.out, &last.base, &at, buf, sizeof buf) : NULL;
         if (st == GD_OK)
             st = rel ? gd_os_readlink_at(at, rel, target) : GD_ELIMIT;
+        walk_done(&w);
     }
-    walk_done(&w);
     if (st == GD_ENOMEM)
         root->out_of_memory = true;
     note_status(root, st, path);
@@ -1003,18 +1014,18 @@ enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **t
 enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os_file **out)
 {
     *out = NULL;
-    struct walk w;
-    struct last last;
     enum gd_status st;
     if (root->live) {
         char *host;
-        st = host_for(root, path, true, &host, &w, &last);
+        st = host_for(root, path, true, &host);
         if (st == GD_OK)
             st = gd_os_open_read_known(host, false, NULL, out);
         gd_free(host);
     } else {
         /* Resolved already: O_NOFOLLOW stops a link swapped in since. The resolver's lstat of
          * it (its own, or one in the cache) stands for the open file's fstat. */
+        struct walk w;
+        struct last last;
         st = walk_path(root, path, true, &w, &last);
         char buf[GD_ROOT_PATH_MAX * 2 + 2];
         const struct gd_os_dirh *at = NULL;
@@ -1027,8 +1038,8 @@ enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os
                 last.full ? &last.st : stat_known(root, w.out, last.hash);
             st = gd_os_open_read_at(at, rel, true, known, out);
         }
+        walk_done(&w);
     }
-    walk_done(&w);
     if (st == GD_ENOMEM)
         root->out_of_memory = true;
     note_status(root, st, path);
@@ -1163,7 +1174,7 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     char *host;
     struct walk w;
     struct last last;
-    enum gd_status st = host_for(root, dir, true, &host, &w, &last);
+    enum gd_status st = host_walk(root, dir, true, &host, &w, &last);
     /* Under a foreign root a kept listing hangs on its directory's slot in the cache too,
      * where the resolver reads it ("/" has its own). */
     size_t slot = SIZE_MAX;

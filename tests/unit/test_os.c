@@ -106,33 +106,10 @@ static void test_not_files(void **state)
     assert_int_equal(gd_os_access(GD_SOURCE_DIR "/src/os/no-such-file", true, false), GD_ENOENT);
 }
 
-static void test_directory(void **state)
-{
-    (void)state;
-    struct gd_os_dir *d = NULL;
-    assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/os", &d), GD_OK);
-    bool header = false, posix = false, win32 = false;
-    const char *name;
-    enum gd_status st;
-    while ((st = gd_os_readdir(d, &name)) == GD_OK) {
-        assert_string_not_equal(name, ".");
-        assert_string_not_equal(name, "..");
-        header |= strcmp(name, "os.h") == 0;
-        posix |= strcmp(name, "os_posix.c") == 0;
-        win32 |= strcmp(name, "os_win32.c") == 0;
-    }
-    assert_int_equal(st, GD_ENOENT);
-    gd_os_closedir(d);
-    assert_true(header && posix && win32);
-    assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/no-such-dir", &d), GD_ENOENT);
-    assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/os/os.h", &d), GD_ENOTDIR);
-}
-
 /* A directory held open: paths relative to it name what the host paths name, whatever the
  * system's way of doing it, and its entries can be listed more than once. */
-static void test_directory_held(void **state)
+static void check_directory_held(void)
 {
-    (void)state;
     struct gd_os_dirh *src = NULL, *os = NULL, *h = (struct gd_os_dirh *)1;
     assert_int_equal(gd_os_dirh_open(NULL, GD_SOURCE_DIR "/src", true, &src), GD_OK);
     assert_int_equal(gd_os_dirh_open(src, "os", true, &os), GD_OK);
@@ -197,6 +174,29 @@ static void test_directory_held(void **state)
     gd_os_dirh_close(os);
     gd_os_dirh_close(src);
     gd_os_dirh_close(NULL);
+}
+
+static void test_directory(void **state)
+{
+    (void)state;
+    struct gd_os_dir *d = NULL;
+    assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/os", &d), GD_OK);
+    bool header = false, posix = false, win32 = false;
+    const char *name;
+    enum gd_status st;
+    while ((st = gd_os_readdir(d, &name)) == GD_OK) {
+        assert_string_not_equal(name, ".");
+        assert_string_not_equal(name, "..");
+        header |= strcmp(name, "os.h") == 0;
+        posix |= strcmp(name, "os_posix.c") == 0;
+        win32 |= strcmp(name, "os_win32.c") == 0;
+    }
+    assert_int_equal(st, GD_ENOENT);
+    gd_os_closedir(d);
+    assert_true(header && posix && win32);
+    assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/no-such-dir", &d), GD_ENOENT);
+    assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/os/os.h", &d), GD_ENOTDIR);
+    check_directory_held();
 }
 
 static void test_realpath(void **state)
@@ -349,11 +349,15 @@ int main(int argc, char **argv)
     }
     self = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_read_file),        cmocka_unit_test(test_not_files),
-        cmocka_unit_test(test_directory),        cmocka_unit_test(test_directory_held),
-        cmocka_unit_test(test_realpath),         cmocka_unit_test(test_environ),
-        cmocka_unit_test(test_program_output),   cmocka_unit_test(test_program_env_and_exit),
-        cmocka_unit_test(test_program_deadline), cmocka_unit_test(test_program_crash),
+        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_not_files),
+        cmocka_unit_test(test_directory),
+        cmocka_unit_test(test_realpath),
+        cmocka_unit_test(test_environ),
+        cmocka_unit_test(test_program_output),
+        cmocka_unit_test(test_program_env_and_exit),
+        cmocka_unit_test(test_program_deadline),
+        cmocka_unit_test(test_program_crash),
         cmocka_unit_test(test_function_child),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
