@@ -841,29 +841,37 @@ static void test_alloc_failures(void **state)
 
 /* Below directories the root has seen, the walk starts at the deepest one and goes on from
  * there, "." and ".." included: the same answers cold, warm, and with every directory listed. */
-static const struct resolve_case seen_cases[] = {
-    { "/dir/sub/../a", true, GD_OK, "/dir/a" },
-    { "/dir/sub/./../c", true, GD_OK, "/dir/c" },
-    { "/dir/sub/", true, GD_OK, "/dir/sub" },
-    { "/dir/.hidden", true, GD_OK, "/dir/.hidden" },
-    { "/dir/sub/..", true, GD_OK, "/dir" },
-    { "/dir/missing/../a", true, GD_ENOENT, NULL },
-    { "/dir/a/x", true, GD_ENOTDIR, NULL },
-    /* A link: ".." after it climbs from its target (a file here). */
-    { "/dir/link/../a", true, GD_ENOTDIR, NULL },
-    { "/usr/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libfoo.so.1", true, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
-    { "/usr/lib/x86_64-linux-gnu/../../../lib/x86_64-linux-gnu/libabs.so", true, GD_OK,
-      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
-    { "/usr/lib/x86_64-linux-gnu/libabs.so/", true, GD_ENOTDIR, NULL },
+struct seen_case {
+    const char *path;
+    enum gd_status status;
+    const char *want; /* resolved path inside the root, following the last link */
 };
 
-static void check_seen_cases(struct gd_root *root, const char *pass)
+static const struct seen_case seen_cases[] = {
+    { "/dir/sub/../a", GD_OK, "/dir/a" }, { "/dir/sub/./../c", GD_OK, "/dir/c" },
+    { "/dir/sub/", GD_OK, "/dir/sub" },   { "/dir/.hidden", GD_OK, "/dir/.hidden" },
+    { "/dir/sub/..", GD_OK, "/dir" },     { "/dir/missing/../a", GD_ENOENT, NULL },
+    { "/dir/a/x", GD_ENOTDIR, NULL },
+};
+
+/* The same through the tree's symbolic links. */
+static const struct seen_case seen_link_cases[] = {
+    /* ".." after a link climbs from its target (a file here). */
+    { "/dir/link/../a", GD_ENOTDIR, NULL },
+    { "/usr/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libfoo.so.1", GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/../../../lib/x86_64-linux-gnu/libabs.so", GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/libabs.so/", GD_ENOTDIR, NULL },
+};
+
+static void check_seen(struct gd_root *root, const char *pass, const struct seen_case *cases,
+                       size_t n)
 {
-    for (size_t k = 0; k < sizeof seen_cases / sizeof *seen_cases; k++) {
-        const struct resolve_case *c = &seen_cases[k];
+    for (size_t k = 0; k < n; k++) {
+        const struct seen_case *c = &cases[k];
         char *out = NULL;
-        enum gd_status st = gd_root_resolve(root, c->path, c->follow_last, &out);
+        enum gd_status st = gd_root_resolve(root, c->path, true, &out);
         if (st != c->status)
             fail_msg("%s: \"%s\": status %s, want %s", pass, c->path, gd_status_str(st),
                      gd_status_str(c->status));
@@ -873,19 +881,34 @@ static void check_seen_cases(struct gd_root *root, const char *pass)
     }
 }
 
+static void check_seen_cases(struct gd_root *root, const struct seen_case *cases, size_t n)
+{
+    check_seen(root, "cold", cases, n);
+    check_seen(root, "warm", cases, n);
+    gd_root_forget(root);
+    list_all(root, "/", 0);
+    check_seen(root, "listed", cases, n);
+}
+
 static void test_resolve_seen(void **state)
 {
     (void)state;
     struct gd_root *root = open_tree();
-    check_seen_cases(root, "cold");
-    check_seen_cases(root, "warm");
-    gd_root_forget(root);
-    list_all(root, "/", 0);
-    check_seen_cases(root, "listed");
+    check_seen_cases(root, seen_cases, sizeof seen_cases / sizeof *seen_cases);
     /* What a listed directory says stands for the walk: a file made since is not there. */
     tu_write(tree, "dir/sub/new", "n");
     assert_int_equal(gd_root_resolve(root, "/dir/sub/../sub/new", true, &(char *){ NULL }),
                      GD_ENOENT);
+    gd_root_free(root);
+    char path[4096];
+    assert_int_equal(unlink(tu_path(path, sizeof path, tree, "dir/sub/new")), 0);
+}
+
+static void test_resolve_seen_links(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    check_seen_cases(root, seen_link_cases, sizeof seen_link_cases / sizeof *seen_link_cases);
     /* A link's target is read once too: changed since, the root still follows the old one
      * until it forgets. */
     tu_write(tree, "seen/t1", "1");
@@ -907,7 +930,6 @@ static void test_resolve_seen(void **state)
     assert_string_equal(out, "/seen/t2");
     gd_free(out);
     gd_root_free(root);
-    assert_int_equal(unlink(tu_path(path, sizeof path, tree, "dir/sub/new")), 0);
 }
 
 /* More listed directories than the root holds open at once: the ones it closed again are
@@ -972,6 +994,7 @@ int main(void)
         cmocka_unit_test(test_snapshot),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_resolve_seen),
+        cmocka_unit_test(test_resolve_seen_links),
         cmocka_unit_test(test_many_dirs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
