@@ -5,6 +5,7 @@
 #include "core/env.h"
 #include "core/report.h"
 #include "kb/kb.h"
+#include "loader/elfcache.h"
 #include "os/os.h"
 #include "probe/probe.h"
 #include "rules/rules.h"
@@ -56,6 +57,7 @@ enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, 
     struct gd_env *env = NULL;
     struct gd_kb *kb = NULL;
     struct gd_report *report = NULL;
+    struct gd_elf_cache *elves = NULL;
     enum gd_status st = gd_root_new(opts && opts->root ? opts->root : "/", &root);
     if (st == GD_OK)
         st = build_env(opts, gd_root_is_live(root), &env);
@@ -63,6 +65,8 @@ enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, 
         st = gd_kb_open(opts ? opts->kb_dir : NULL, &kb);
     if (st == GD_OK && !(report = gd_report_new()))
         st = GD_ENOMEM;
+    if (st == GD_OK)
+        st = gd_elf_cache_new(root, &elves);
     if (st != GD_OK)
         goto out;
 
@@ -78,7 +82,8 @@ enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, 
         .pythons = opts ? &opts->pythons : NULL,
         .sites = opts ? &opts->sites : NULL,
         .import_mode = opts ? opts->import_mode : GD_IMPORT_OFF,
-        .import_timeout_ms = (opts ? opts->import_timeout_s : GD_IMPORT_TIMEOUT_DEFAULT) * 1000u
+        .import_timeout_ms = (opts ? opts->import_timeout_s : GD_IMPORT_TIMEOUT_DEFAULT) * 1000u,
+        .elves = elves
     };
     gd_probe_host(&ctx);
     if (ctx.windows) {
@@ -110,6 +115,8 @@ enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, 
         extra(&ctx, opts);
 
     gd_pyenvs_free(&ctx.pyenvs);
+    gd_elf_cache_free(elves);
+    elves = NULL;
 
     rules(report, kb);
     gd_report_sort_findings(report);
@@ -122,6 +129,7 @@ enum gd_status gd_pipeline(const struct gd_options *opts, gd_pipeline_fn extra, 
     *out = report;
     report = NULL;
 out:
+    gd_elf_cache_free(elves);
     gd_report_free(report);
     gd_kb_free(kb);
     gd_env_free(env);

@@ -96,7 +96,7 @@ static enum gd_status setup(const struct gd_options *opts, bool record_tries, st
     if (live && gd_os_getcwd(&cwd) == GD_ENOMEM)
         return GD_ENOMEM;
     struct gd_loader_options lo = { w->ld_library_path, cwd, w->glibc[0] ? w->glibc : NULL,
-                                    record_tries };
+                                    record_tries, NULL };
     st = gd_loader_new(w->root, &lo, &w->loader);
     gd_free(cwd);
     return st;

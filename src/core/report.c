@@ -207,12 +207,17 @@ static struct gd_fact *put_fact(struct gd_entity *e, const char *name, struct gd
     struct gd_report *r = e->report;
     struct gd_fact *f = NULL;
     for (size_t i = 0; i < e->nfacts; i++) {
-        if (strcmp(e->facts[i]->name, name) == 0) {
+        const char *have = e->facts[i]->name;
+        if (have[0] == name[0] && strcmp(have, name) == 0) {
             f = e->facts[i];
             break;
         }
     }
-    const char *ref = gd_report_strdup(r, source.ref ? source.ref : "");
+    /* An entity's facts mostly share their source (a library's path, a framework's
+     * METADATA): the copy the previous fact made serves again, once compared. */
+    const char *want = source.ref ? source.ref : "";
+    const char *prev = e->nfacts ? e->facts[e->nfacts - 1]->source.ref : NULL;
+    const char *ref = prev && strcmp(prev, want) == 0 ? prev : gd_report_strdup(r, want);
     const char *copy = f ? f->name : gd_report_strdup(r, name);
     if (!ref || !copy)
         return NULL;

@@ -445,7 +445,7 @@ static enum gd_status read_dynamic_strings(struct reader *r, struct gd_elf *elf,
             st = GD_ENOMEM;
     }
     if (st == GD_OK && b.len)
-        st = gd_buf_take(&b, &elf->dynstrings, NULL);
+        st = gd_buf_take(&b, &elf->dynstrings, &elf->dynstrings_len);
     gd_buf_free(&b);
     if (st != GD_OK)
         return st;
@@ -560,6 +560,7 @@ static enum gd_status section_names(struct reader *r, struct gd_elf *elf, const 
         gd_free(refs);
         return GD_ENOMEM;
     }
+    elf->shstrings_len = len + 1;
     enum gd_status st = read_at(r, table->offset, elf->shstrings, len);
     if (st != GD_OK) {
         gd_free(refs);
@@ -815,6 +816,51 @@ void gd_elf_free(struct gd_elf *elf)
     gd_free(elf->shstrings);
     gd_free(elf->sections);
     gd_free(elf);
+}
+
+/* `p` moved from block `from` to block `to`, when it points into `from` (`n` bytes); else kept
+ * (NULL, or a section's "" for a name the table does not hold). */
+static const char *rebase(const char *p, const char *from, size_t n, const char *to)
+{
+    return p && from && p >= from && p < from + n ? to + (p - from) : p;
+}
+
+enum gd_status gd_elf_copy(const struct gd_elf *elf, struct gd_elf **out)
+{
+    *out = NULL;
+    struct gd_elf *c = gd_malloc(sizeof *c);
+    if (!c)
+        return GD_ENOMEM;
+    *c = *elf;
+    c->interp = elf->interp ? gd_strdup(elf->interp) : NULL;
+    c->dynstrings = elf->dynstrings ? gd_malloc(elf->dynstrings_len) : NULL;
+    c->needed = elf->nneeded ? gd_calloc(elf->nneeded, sizeof *c->needed) : NULL;
+    c->shstrings = elf->shstrings ? gd_malloc(elf->shstrings_len) : NULL;
+    c->sections = elf->nsections ? gd_calloc(elf->nsections, sizeof *c->sections) : NULL;
+    if ((elf->interp && !c->interp) || (elf->dynstrings && !c->dynstrings) ||
+        (elf->nneeded && !c->needed) || (elf->shstrings && !c->shstrings) ||
+        (elf->nsections && !c->sections)) {
+        gd_elf_free(c);
+        return GD_ENOMEM;
+    }
+    if (elf->dynstrings)
+        memcpy(c->dynstrings, elf->dynstrings, elf->dynstrings_len);
+    if (elf->shstrings)
+        memcpy(c->shstrings, elf->shstrings, elf->shstrings_len);
+    const char *ds = elf->dynstrings;
+    size_t dn = elf->dynstrings_len;
+    c->soname = rebase(elf->soname, ds, dn, c->dynstrings);
+    c->rpath = rebase(elf->rpath, ds, dn, c->dynstrings);
+    c->runpath = rebase(elf->runpath, ds, dn, c->dynstrings);
+    for (size_t i = 0; i < elf->nneeded; i++)
+        c->needed[i] = rebase(elf->needed[i], ds, dn, c->dynstrings);
+    for (size_t i = 0; i < elf->nsections; i++) {
+        c->sections[i] = elf->sections[i];
+        c->sections[i].name =
+            rebase(elf->sections[i].name, elf->shstrings, elf->shstrings_len, c->shstrings);
+    }
+    *out = c;
+    return GD_OK;
 }
 
 const struct gd_elf_section *gd_elf_section(const struct gd_elf *elf, const char *name)

@@ -61,12 +61,14 @@ struct gd_elf {
     const char *soname, *rpath, *runpath; /* NULL when absent */
     const char **needed;
     char *dynstrings; /* owns the strings above */
+    size_t dynstrings_len;
     size_t nneeded;
     uint64_t flags, flags_1;
 
     struct gd_elf_section *sections;
     size_t nsections;
     char *shstrings; /* owns the section names: one copy of the section name table */
+    size_t shstrings_len;
     /* GD_OK, or why the section header table could not be read (GD_ETRUNCATED for a file cut
      * short after its loadable part): loaders never read sections, so the object is still
      * read, without them (nsections 0). */
@@ -126,6 +128,8 @@ enum gd_status gd_elf_read_file(struct gd_os_file *f, struct gd_elf **out);
 /* Convenience: read from memory. */
 enum gd_status gd_elf_read_memory(const void *data, size_t len, struct gd_elf **out);
 void gd_elf_free(struct gd_elf *elf);
+/* A copy of `elf` that owns its own strings: `*out` is new (gd_elf_free). GD_OK or GD_ENOMEM. */
+enum gd_status gd_elf_copy(const struct gd_elf *elf, struct gd_elf **out);
 
 /* The section of that name, or NULL. */
 const struct gd_elf_section *gd_elf_section(const struct gd_elf *elf, const char *name);

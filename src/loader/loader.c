@@ -6,6 +6,7 @@
 #include "core/buf.h"
 #include "core/str.h"
 #include "core/version.h"
+#include "loader/elfcache.h"
 #include "sysroot/sysroot.h"
 
 #include <stdio.h>
@@ -618,6 +619,27 @@ static enum gd_status remember(struct gd_load *L, struct gd_object *o)
     return GD_OK;
 }
 
+/* Open `path` and read what the loader reads of it, through the check's cache when there is
+ * one. Returns the status of the opening; when it opened, `*fs` is the file's status and
+ * `*read` that of reading the headers (on GD_OK `*elf` is new). */
+static enum gd_status read_object(struct gd_load *L, const char *path, struct gd_elf **elf,
+                                  struct gd_os_stat *fs, enum gd_status *read)
+{
+    if (L->loader->opts.elves)
+        return gd_elf_cache_read(L->loader->opts.elves, path, elf, fs, read);
+    *elf = NULL;
+    memset(fs, 0, sizeof *fs);
+    struct gd_os_file *f;
+    enum gd_status st = gd_root_open(L->loader->root, path, &f);
+    if (st != GD_OK)
+        return st;
+    *read = gd_os_file_stat(f, fs);
+    if (*read == GD_OK)
+        *read = gd_elf_read_file_ex(f, fs->size, GD_ELF_LOADER_ONLY, L->pages, elf);
+    gd_os_close(f);
+    return GD_OK;
+}
+
 /* Open `path` and judge it as the loader's open_verify would. On GD_TRY_ACCEPTED `*elf` is new
  * and `*dev`, `*ino` identify the file. */
 static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf **elf,
@@ -625,8 +647,9 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
 {
     *elf = NULL;
     *error = NULL;
-    struct gd_os_file *f;
-    enum gd_status st = gd_root_open(L->loader->root, path, &f);
+    struct gd_os_stat fs;
+    enum gd_status rs = GD_OK;
+    enum gd_status st = read_object(L, path, elf, &fs, &rs);
     if (st == GD_ENOENT || st == GD_ENOTDIR)
         return GD_TRY_NO_FILE;
     if (st == GD_EACCES)
@@ -639,11 +662,7 @@ static enum gd_verdict verify(struct gd_load *L, const char *path, struct gd_elf
     }
     if (st != GD_OK)
         return GD_TRY_UNREADABLE;
-    struct gd_os_stat fs = { 0 };
-    st = gd_os_file_stat(f, &fs);
-    if (st == GD_OK)
-        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, L->pages, elf);
-    gd_os_close(f);
+    st = rs;
     if (st == GD_ENOMEM) {
         L->oom = true; /* not a property of the file: the search fails with GD_ENOMEM */
         return GD_TRY_UNREADABLE;
@@ -1111,15 +1130,12 @@ enum gd_status gd_load_start(struct gd_loader *loader, const char *path, bool de
     if (st != GD_OK)
         return st;
     char *abs = absolute(loader, path);
-    struct gd_os_file *f = NULL;
     struct gd_elf *elf = NULL;
     struct gd_os_stat fs;
-    st = abs ? gd_root_open(loader->root, abs, &f) : GD_ENOMEM;
+    enum gd_status rs = GD_OK;
+    st = abs ? read_object(L, abs, &elf, &fs, &rs) : GD_ENOMEM;
     if (st == GD_OK)
-        st = gd_os_file_stat(f, &fs);
-    if (st == GD_OK)
-        st = gd_elf_read_file_ex(f, fs.size, GD_ELF_LOADER_ONLY, L->pages, &elf);
-    gd_os_close(f);
+        st = rs;
     if (st == GD_OK)
         st = setup_arch(L, elf->elf_class, elf->machine, elf->big_endian);
     struct gd_object *main = NULL;

@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 struct gd_root;
+struct gd_elf_cache;
 
 enum gd_rule {
     GD_RULE_MAIN,            /* the object the load started from */
@@ -107,6 +108,9 @@ struct gd_loader_options {
     const char *cwd;             /* for relative paths and empty path entries; NULL: none */
     const char *glibc_version;   /* "2.36": legacy hwcap subdirectories before 2.37 */
     bool record_tries;           /* keep every path tried (gpudoctor which) */
+    /* What the check has read of its files, shared with the other loads and probes
+     * (borrowed); NULL: each load reads the files it tries itself. */
+    struct gd_elf_cache *elves;
 };
 
 struct gd_loader;

@@ -74,6 +74,27 @@ enum gd_status gd_os_readdir_type(struct gd_os_dir *d, const char **name, enum g
                                   bool *known);
 void gd_os_closedir(struct gd_os_dir *d);
 
+/* ---- paths relative to a directory held open ----------------------------------------------
+ * A directory held open stands for its host path in the calls below, so that the system walks
+ * only the rest of a path: under a root deep in the host's tree, every file of a site directory
+ * a dozen components down was walked from "/" again by each call. `at` NULL: `path` is a host
+ * path, as for the calls above. Where the system has no such calls (Win32) a handle keeps the
+ * directory's path and the calls join it with `path`. */
+struct gd_os_dirh;
+/* Hold the directory `path` (relative to `at`) open; with `nofollow` a symlink as its last
+ * component fails with GD_ELOOP. GD_ENOTDIR when it is not a directory. `*out` is new. */
+enum gd_status gd_os_dirh_open(const struct gd_os_dirh *at, const char *path, bool nofollow,
+                               struct gd_os_dirh **out);
+void gd_os_dirh_close(struct gd_os_dirh *h);
+enum gd_status gd_os_lstat_at(const struct gd_os_dirh *at, const char *path, struct gd_os_stat *st);
+enum gd_status gd_os_readlink_at(const struct gd_os_dirh *at, const char *path, char **target);
+/* gd_os_open_read_known for a path relative to `at`. */
+enum gd_status gd_os_open_read_at(const struct gd_os_dirh *at, const char *path, bool nofollow,
+                                  const struct gd_os_stat *known, struct gd_os_file **out);
+/* The entries of the directory held open, as gd_os_opendir gives them (gd_os_readdir_type,
+ * gd_os_closedir); the handle stays open, and may be listed again. */
+enum gd_status gd_os_opendir_dirh(struct gd_os_dirh *h, struct gd_os_dir **out);
+
 /* Whether this process's user may read and/or write the path (kernel permission check). */
 enum gd_status gd_os_access(const char *path, bool read, bool write);
 

@@ -402,6 +402,101 @@ void gd_os_closedir(struct gd_os_dir *d)
     gd_free(d);
 }
 
+/* ---- directories held open ------------------------------------------------------------
+ * Win32 has no calls relative to a directory handle that the file APIs used here take: a
+ * handle keeps the directory's path, and each call joins it with the relative one. */
+struct gd_os_dirh {
+    char *path;
+};
+
+/* `path` relative to `at` (NULL: as it is), new memory; NULL when out of memory. */
+static char *path_at(const struct gd_os_dirh *at, const char *path)
+{
+    if (!at)
+        return gd_strdup(path);
+    size_t a = strlen(at->path), n = strlen(path);
+    char *out = gd_malloc(a + 1 + n + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, at->path, a);
+    size_t k = a;
+    if (k == 0 || (out[k - 1] != '/' && out[k - 1] != '\\'))
+        out[k++] = '/';
+    memcpy(out + k, path, n + 1);
+    return out;
+}
+
+enum gd_status gd_os_dirh_open(const struct gd_os_dirh *at, const char *path, bool nofollow,
+                               struct gd_os_dirh **out)
+{
+    *out = NULL;
+    char *full = path_at(at, path);
+    if (!full)
+        return GD_ENOMEM;
+    struct gd_os_stat st;
+    enum gd_status s = stat_path(full, nofollow, &st);
+    if (s == GD_OK && st.type == GD_FT_LNK)
+        s = GD_ELOOP;
+    else if (s == GD_OK && st.type != GD_FT_DIR)
+        s = GD_ENOTDIR;
+    struct gd_os_dirh *h = s == GD_OK ? gd_malloc(sizeof *h) : NULL;
+    if (s == GD_OK && !h)
+        s = GD_ENOMEM;
+    if (s != GD_OK) {
+        gd_free(full);
+        return s;
+    }
+    h->path = full;
+    *out = h;
+    return GD_OK;
+}
+
+void gd_os_dirh_close(struct gd_os_dirh *h)
+{
+    if (!h)
+        return;
+    gd_free(h->path);
+    gd_free(h);
+}
+
+enum gd_status gd_os_lstat_at(const struct gd_os_dirh *at, const char *path, struct gd_os_stat *st)
+{
+    char *full = path_at(at, path);
+    if (!full)
+        return GD_ENOMEM;
+    enum gd_status s = gd_os_lstat(full, st);
+    gd_free(full);
+    return s;
+}
+
+enum gd_status gd_os_readlink_at(const struct gd_os_dirh *at, const char *path, char **target)
+{
+    *target = NULL;
+    char *full = path_at(at, path);
+    if (!full)
+        return GD_ENOMEM;
+    enum gd_status s = gd_os_readlink(full, target);
+    gd_free(full);
+    return s;
+}
+
+enum gd_status gd_os_open_read_at(const struct gd_os_dirh *at, const char *path, bool nofollow,
+                                  const struct gd_os_stat *known, struct gd_os_file **out)
+{
+    *out = NULL;
+    char *full = path_at(at, path);
+    if (!full)
+        return GD_ENOMEM;
+    enum gd_status s = gd_os_open_read_known(full, nofollow, known, out);
+    gd_free(full);
+    return s;
+}
+
+enum gd_status gd_os_opendir_dirh(struct gd_os_dirh *h, struct gd_os_dir **out)
+{
+    return gd_os_opendir(h->path, out);
+}
+
 enum gd_status gd_os_access(const char *path, bool read, bool write)
 {
     /* Windows' permission check is an ACL walk against this process's token; opening with the

@@ -67,7 +67,7 @@ static struct gd_loader *loader_of(struct gd_fwscan *s)
         return NULL;
     }
     struct gd_loader_options lo = { gd_env_get(ctx->env, "LD_LIBRARY_PATH"), s->cwd,
-                                    glibc[0] ? glibc : NULL, false };
+                                    glibc[0] ? glibc : NULL, false, ctx->elves };
     enum gd_status st = gd_loader_new(ctx->root, &lo, &s->loader);
     gd_fwscan_fail(s, st);
     if (st == GD_OK)
@@ -500,7 +500,15 @@ static bool expand_soname(const struct gd_fw *fw, const char *pattern, char *out
     size_t n = 0;
     for (const char *p = pattern; p && *p;) {
         int w = 0;
-        if (gd_str_starts_with(p, "{cudnn_major}")) {
+        if (*p != '{') {
+            /* A plain character: copied, not formatted (a snprintf per byte was a tenth of
+             * the dlopen probe's instructions), and not compared with the placeholders. */
+            if (size - n < 2)
+                return false;
+            out[n] = *p++;
+            out[n + 1] = '\0';
+            w = 1;
+        } else if (gd_str_starts_with(p, "{cudnn_major}")) {
             if (!have_cudnn)
                 return false;
             w = snprintf(out + n, size - n, "%lu", gd_version_major(&cudnn));
@@ -511,10 +519,8 @@ static bool expand_soname(const struct gd_fw *fw, const char *pattern, char *out
             w = snprintf(out + n, size - n, "%lu.%lu", gd_version_major(&cuda),
                          gd_version_minor(&cuda));
             p += strlen("{cuda_major_minor}");
-        } else if (*p == '{') {
-            return false; /* a placeholder this code does not know */
         } else {
-            w = snprintf(out + n, size - n, "%c", *p++);
+            return false; /* a placeholder this code does not know */
         }
         if (w < 0 || (size_t)w >= size - n)
             return false;

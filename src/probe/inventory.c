@@ -19,6 +19,7 @@
 #include "core/version.h"
 #include "elf/elf.h"
 #include "kb/kb.h"
+#include "loader/elfcache.h"
 #include "loader/loader.h"
 #include "parse/cuda_version.h"
 #include "parse/record.h"
@@ -64,8 +65,9 @@ struct copy {
     char header_version[64], *header_path;
     char json_version[64], *json_path;
     char meta_version[64], *meta_dist, *meta_record;
-    struct gd_version_call call;
-    bool has_call;
+    /* Its version call (in inventory.calls), on the live machine with --calls only: the
+     * half-kilobyte of a result kept in every copy of a foreign root was a fifth of its memory. */
+    struct gd_version_call *call;
     char *selected_for; /* the SONAME the loader resolves to this copy, or NULL */
     enum gd_rule selected_rule;
 };
@@ -88,10 +90,11 @@ struct inventory {
     size_t ndists, cap_dists;
     struct gd_strlist scanned_dist_dirs;
     struct gd_strlist site_packages;
-    struct gd_strmap dir_index;  /* canonical path -> index + 1 in dirs */
-    struct gd_strmap copy_index; /* "dev:ino" -> index + 1 in copies */
-    struct gd_strmap site_index; /* the site directories, for scan_wheels */
-    struct gd_strmap scanned;    /* the dist-info directories scan_dist_infos has read */
+    struct gd_strmap dir_index;    /* canonical path -> index + 1 in dirs */
+    struct gd_strmap copy_index;   /* "dev:ino" -> index + 1 in copies */
+    struct gd_strmap site_index;   /* the site directories, for scan_wheels */
+    struct gd_strmap scanned;      /* the dist-info directories scan_dist_infos has read */
+    struct gd_version_call *calls; /* run_calls' */
     enum gd_status status;
     size_t links;
 };
@@ -675,61 +678,71 @@ static void find_wheel(struct inventory *inv, struct copy *c)
     }
 }
 
+/* The SONAME as the loader reads it (its headers only, as the loader emulator reads the same
+ * file after: through the check's cache, once). */
 static void read_soname(struct inventory *inv, struct copy *c)
 {
-    struct gd_os_file *f;
-    enum gd_status st = gd_root_open(inv->ctx->root, c->real, &f);
-    if (st == GD_OK) {
-        struct gd_elf *elf = NULL;
-        st = gd_elf_read_file(f, &elf);
-        if (st == GD_OK && elf->soname)
-            snprintf(c->soname, sizeof c->soname, "%s", elf->soname);
-        gd_elf_free(elf);
-        gd_os_close(f);
+    struct gd_elf *elf = NULL;
+    enum gd_status st;
+    if (inv->ctx->elves) {
+        struct gd_os_stat fs;
+        enum gd_status rs = GD_OK;
+        st = gd_elf_cache_read(inv->ctx->elves, c->real, &elf, &fs, &rs);
+        if (st == GD_OK)
+            st = rs;
+    } else {
+        struct gd_os_file *f;
+        st = gd_root_open(inv->ctx->root, c->real, &f);
+        if (st == GD_OK) {
+            st = gd_elf_read_file_ex(f, 0, GD_ELF_LOADER_ONLY, NULL, &elf);
+            gd_os_close(f);
+        }
     }
+    if (st == GD_OK && elf->soname)
+        snprintf(c->soname, sizeof c->soname, "%s", elf->soname);
+    gd_elf_free(elf);
     c->elf_status = st;
     fail(inv, st);
 }
 
 /* ---- version calls (the live machine only) -------------------------------------------------- */
 
+/* The version call the KB names for the copy, when it has one to ask. */
+static bool call_of(const struct copy *c, const char **symbol, enum gd_call_kind *kind)
+{
+    *symbol = gd_kb_str(c->row, "call");
+    return *symbol && !c->stub && gd_call_kind_parse(gd_kb_str(c->row, "call_kind"), kind);
+}
+
 static void run_calls(struct inventory *inv)
 {
     if (!gd_root_is_live(inv->ctx->root) || !inv->ctx->calls)
         return;
+    const char *symbol;
+    enum gd_call_kind kind;
     size_t n = 0;
-    for (size_t i = 0; i < inv->ncopies; i++) {
-        struct copy *c = &inv->copies[i];
-        const char *symbol = gd_kb_str(c->row, "call");
-        enum gd_call_kind kind;
-        if (!symbol || c->stub || !gd_call_kind_parse(gd_kb_str(c->row, "call_kind"), &kind))
-            continue;
-        memset(&c->call, 0, sizeof c->call);
-        c->call.path = c->real;
-        c->call.symbol = symbol;
-        c->call.kind = kind;
-        c->call.encoding = gd_kb_str(c->row, "encoding");
-        c->has_call = true;
-        n++;
-    }
+    for (size_t i = 0; i < inv->ncopies; i++)
+        n += call_of(&inv->copies[i], &symbol, &kind);
     if (!n)
         return;
-    struct gd_version_call *calls = gd_calloc(n, sizeof *calls);
-    if (!calls) {
+    inv->calls = gd_calloc(n, sizeof *inv->calls);
+    if (!inv->calls) {
         fail(inv, GD_ENOMEM);
         return;
     }
     size_t k = 0;
-    for (size_t i = 0; i < inv->ncopies; i++)
-        if (inv->copies[i].has_call)
-            calls[k++] = inv->copies[i].call;
-    if (gd_version_calls_run(calls, n, CALL_TIMEOUT_MS) == GD_ENOMEM)
+    for (size_t i = 0; i < inv->ncopies; i++) {
+        struct copy *c = &inv->copies[i];
+        if (!call_of(c, &symbol, &kind))
+            continue;
+        c->call = &inv->calls[k++];
+        c->call->path = c->real;
+        c->call->symbol = symbol;
+        c->call->kind = kind;
+        c->call->encoding = gd_kb_str(c->row, "encoding");
+    }
+    if (gd_version_calls_run(inv->calls, n, CALL_TIMEOUT_MS) == GD_ENOMEM)
         fail(inv, GD_ENOMEM);
-    k = 0;
-    for (size_t i = 0; i < inv->ncopies; i++)
-        if (inv->copies[i].has_call)
-            inv->copies[i].call = calls[k++];
-    gd_free(calls);
 }
 
 /* ---- what the loader picks ------------------------------------------------------------------- */
@@ -842,15 +855,15 @@ static void record_copy(struct inventory *inv, const struct copy *c)
         gd_fact_str(e, "version.wheel", c->meta_version, gd_src(GD_SOURCE_FILE, c->meta_record));
         gd_fact_str(e, "wheel", c->meta_dist, gd_src(GD_SOURCE_FILE, c->meta_record));
     }
-    if (c->has_call) {
+    if (c->call) {
         char ref[300];
-        snprintf(ref, sizeof ref, "%s() in a child process", c->call.symbol);
-        if (c->call.ok) {
+        snprintf(ref, sizeof ref, "%s() in a child process", c->call->symbol);
+        if (c->call->ok) {
             char v[GD_VERSION_TEXT_MAX];
-            gd_version_format(&c->call.version, v, sizeof v);
+            gd_version_format(&c->call->version, v, sizeof v);
             gd_fact_str(e, "version.call", v, gd_src(GD_SOURCE_CALL, ref));
         } else {
-            gd_fact_unknown(e, "version.call", c->call.detail, gd_src(GD_SOURCE_CALL, ref));
+            gd_fact_unknown(e, "version.call", c->call->detail, gd_src(GD_SOURCE_CALL, ref));
         }
     } else if (gd_kb_str(c->row, "call") && !c->stub) {
         gd_fact_unknown(e, "version.call",
@@ -866,8 +879,8 @@ static void record_copy(struct inventory *inv, const struct copy *c)
      * below an exact file name: headers may come from another install in a shared include
      * directory, a file's own name does not. */
     char callv[GD_VERSION_FORMAT_MAX] = "";
-    if (c->has_call && c->call.ok)
-        gd_version_format(&c->call.version, callv, sizeof callv);
+    if (c->call && c->call->ok)
+        gd_version_format(&c->call->version, callv, sizeof callv);
     struct gd_version nv;
     bool exact_name =
         c->name_version[0] && gd_version_parse(c->name_version, &nv) == GD_OK && nv.nparts >= 3;
@@ -949,6 +962,7 @@ static void free_inventory(struct inventory *inv)
     gd_strmap_clear(&inv->copy_index);
     gd_strmap_clear(&inv->site_index);
     gd_strmap_clear(&inv->scanned);
+    gd_free(inv->calls);
 }
 
 void gd_probe_inventory(struct gd_probe_ctx *ctx)
@@ -971,7 +985,7 @@ void gd_probe_inventory(struct gd_probe_ctx *ctx)
         return;
     }
     struct gd_loader_options lo = { gd_env_get(ctx->env, "LD_LIBRARY_PATH"), cwd,
-                                    glibc[0] ? glibc : NULL, false };
+                                    glibc[0] ? glibc : NULL, false, ctx->elves };
     struct gd_loader *loader = NULL;
     enum gd_status ls = gd_loader_new(ctx->root, &lo, &loader);
     if (ls != GD_OK) {

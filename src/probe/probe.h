@@ -17,6 +17,7 @@
 #include <gpudoctor/gpudoctor.h>
 
 struct gd_kb;
+struct gd_elf_cache;
 
 struct gd_probe_ctx {
     struct gd_root *root;
@@ -39,6 +40,9 @@ struct gd_probe_ctx {
      * pipeline frees them (gd_pyenvs_free). */
     struct gd_pyenvs pyenvs;
     bool pyenvs_found;
+    /* What the loader reads of each file, read once for the inventory and every framework's
+     * loads (the pipeline makes and frees it); NULL: each reads for itself. */
+    struct gd_elf_cache *elves;
 };
 
 /* Small text files (os-release, /proc entries, headers) are read whole up to this size. */

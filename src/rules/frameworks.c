@@ -377,25 +377,23 @@ static bool owned_by(const struct gd_entity *lib, const char *fw_id)
  * machine misses eight, for one cause. */
 static void missing_libraries(struct gd_report *r, const struct fwix *ix, const struct gd_kb *kb)
 {
-    const struct gd_entity **missing = gd_calloc(ix->nlibs ? ix->nlibs : 1, sizeof *missing);
-    if (!missing) {
-        gd_report_out_of_memory(r);
-        return;
-    }
     size_t nmissing = 0;
     for (size_t k = 0; k < ix->nlibs; k++)
         if (is_missing(ix->libs[k]))
-            missing[nmissing++] = ix->libs[k];
+            nmissing++;
     for (size_t i = 0; i < ix->nfws && nmissing; i++) {
         const struct gd_entity *fw = ix->fws[i];
         const char *id = gd_entity_id(fw);
+        /* Its own libraries are its parts (in the order made), not the thousands of all. */
+        size_t nparts;
+        struct gd_entity *const *parts = gd_entity_parts(fw, &nparts);
         struct gd_buf names;
         gd_buf_init(&names, 4096);
         size_t n = 0;
         bool needed = false;
-        for (size_t k = 0; k < nmissing; k++) {
-            const struct gd_entity *lib = missing[k];
-            if (!owned_by(lib, id))
+        for (size_t k = 0; k < nparts; k++) {
+            const struct gd_entity *lib = parts[k];
+            if (!kind_is(lib, "framework_lib") || !is_missing(lib) || !owned_by(lib, id))
                 continue;
             gd_buf_printf(&names, "%s%s", n ? ", " : "", gd_fw_val(lib, "soname"));
             needed = needed || strcmp(gd_fw_val(lib, "how"), "needed") == 0;
@@ -424,9 +422,9 @@ static void missing_libraries(struct gd_report *r, const struct fwix *ix, const 
         struct gd_buf pip, other;
         gd_buf_init(&pip, 4096);
         gd_buf_init(&other, 4096);
-        for (size_t k = 0; k < nmissing; k++) {
-            const struct gd_entity *lib = missing[k];
-            if (!owned_by(lib, id))
+        for (size_t k = 0; k < nparts; k++) {
+            const struct gd_entity *lib = parts[k];
+            if (!kind_is(lib, "framework_lib") || !is_missing(lib) || !owned_by(lib, id))
                 continue;
             gd_finding_add_evidence(f, gd_entity_fact(lib, "path"));
             other_copies(f, ix, gd_fw_val(lib, "family"));
@@ -453,7 +451,6 @@ static void missing_libraries(struct gd_report *r, const struct fwix *ix, const 
         gd_buf_free(&pip);
         gd_buf_free(&other);
     }
-    gd_free(missing);
 }
 
 /* ---- compiled GPU code against the GPUs ---------------------------------------------------- */
@@ -610,16 +607,20 @@ static void report_judged(struct gd_report *r, const struct gd_kb *kb, const str
 /* One finding per framework and compute capability (two RTX 3090s are one question), the
  * worst of its libraries; TensorFlow's build_info.py list counts when no fat binary of it was
  * read. */
-static void judge_framework(struct gd_report *r, const struct gd_kb *kb, const struct fwix *ix,
-                            const struct gd_entity *fw, const struct gd_entity *gpu)
+static void judge_framework(struct gd_report *r, const struct gd_kb *kb, const struct gd_entity *fw,
+                            const struct gd_entity *gpu)
 {
     const char *cc = gd_fw_val(gpu, "compute_capability");
     struct judged j = { fw, gpu, 0, 0, GD_ARCH_SERVED, { NULL }, 0 };
     if (!cc || sscanf(cc, "%u.%u", &j.major, &j.minor) != 2)
         return;
     bool any = false;
-    for (size_t i = 0; i < ix->nkernels; i++) {
-        const struct gd_entity *k = ix->kernels[i];
+    size_t nparts;
+    struct gd_entity *const *parts = gd_entity_parts(fw, &nparts);
+    for (size_t i = 0; i < nparts; i++) {
+        const struct gd_entity *k = parts[i];
+        if (!kind_is(k, "kernels"))
+            continue;
         const char *owner = gd_fw_val(k, "framework");
         if (!owner || strcmp(owner, gd_entity_id(fw)) != 0 ||
             (!gd_fw_val(k, "sass") && !gd_fw_val(k, "ptx")))
@@ -647,18 +648,21 @@ static void kernels(struct gd_report *r, const struct gd_kb *kb, const struct fw
             seen = occ && strcmp(occ, cc) == 0;
         }
         for (size_t i = 0; i < ix->nfws && !seen; i++)
-            judge_framework(r, kb, ix, ix->fws[i], gpu);
+            judge_framework(r, kb, ix->fws[i], gpu);
     }
 }
 
 /* ---- two cuDNN majors in one environment -------------------------------------------------- */
 
 /* The cuDNN major a framework needs: its libcudnn framework_lib's soname, else build.cudnn. */
-static unsigned long cudnn_major(const struct fwix *ix, const struct gd_entity *fw,
-                                 const struct gd_fact **why)
+static unsigned long cudnn_major(const struct gd_entity *fw, const struct gd_fact **why)
 {
-    for (size_t i = 0; i < ix->nlibs; i++) {
-        const struct gd_entity *e = ix->libs[i];
+    size_t n;
+    struct gd_entity *const *parts = gd_entity_parts(fw, &n);
+    for (size_t i = 0; i < n; i++) {
+        const struct gd_entity *e = parts[i];
+        if (!kind_is(e, "framework_lib"))
+            continue;
         const char *owner = gd_fw_val(e, "framework"), *soname = gd_fw_val(e, "soname");
         if (owner && strcmp(owner, gd_entity_id(fw)) == 0 && soname &&
             gd_str_starts_with(soname, "libcudnn.so.")) {
@@ -674,6 +678,7 @@ static unsigned long cudnn_major(const struct fwix *ix, const struct gd_entity *
 struct need {
     unsigned long major; /* 0: a framework that needs no cuDNN (or not a CUDA build) */
     const struct gd_fact *why;
+    const char *site; /* where it is installed, when it needs a cuDNN */
 };
 
 static void conflict(struct gd_report *r, const struct gd_entity *env, const struct gd_entity *a,
@@ -708,7 +713,9 @@ static void cudnn_conflicts(struct gd_report *r, const struct fwix *ix)
     for (size_t k = 0; k < ix->nfws; k++) {
         const char *build = gd_fw_val(ix->fws[k], "build");
         if (build && strcmp(build, "cuda") == 0)
-            needs[k].major = cudnn_major(ix, ix->fws[k], &needs[k].why);
+            needs[k].major = cudnn_major(ix->fws[k], &needs[k].why);
+        /* Its site, read once: every environment asks for every framework. */
+        needs[k].site = needs[k].major ? gd_fw_val(ix->fws[k], "site") : NULL;
     }
     for (size_t i = 0; i < ix->nenvs; i++) {
         const struct gd_entity *env = ix->envs[i];
@@ -724,7 +731,7 @@ static void cudnn_conflicts(struct gd_report *r, const struct fwix *ix)
         }
         size_t first = SIZE_MAX;
         for (size_t k = 0; k < ix->nfws; k++) {
-            const char *site = needs[k].major ? gd_fw_val(ix->fws[k], "site") : NULL;
+            const char *site = needs[k].site;
             bool in = false;
             for (size_t d = 0; site && d < nsites && !in; d++)
                 in = strcmp(sites[d], site) == 0;

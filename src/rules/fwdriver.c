@@ -99,6 +99,15 @@ void gd_rule_fwdriver(struct gd_report *r, const struct gd_kb *kb)
     gd_rules_kb_env(r, &env, &driver);
     if (!env.has_driver)
         return;
+    /* Frameworks of one CUDA ask the table the same question: the answer for each version
+     * text, the first MEMO_MAX of them (a hundred environments hold a handful). */
+    enum { MEMO_MAX = 16 };
+    struct {
+        char cuda[GD_VERSION_TEXT_MAX];
+        enum gd_kb_driver_fit fit;
+        struct gd_kb_cuda_driver need;
+    } memo[MEMO_MAX];
+    size_t nmemo = 0;
     size_t n_fw;
     struct gd_entity *const *all_fw = gd_report_kind(r, "framework", &n_fw);
     for (size_t i = 0; i < n_fw; i++) {
@@ -111,7 +120,21 @@ void gd_rule_fwdriver(struct gd_report *r, const struct gd_kb *kb)
         if (!runtime_of(fw, &cuda, &cuda_fact))
             continue;
         struct gd_kb_cuda_driver need;
-        enum gd_kb_driver_fit fit = gd_kb_driver_runs_cuda(kb, &env.driver, &cuda, env.os, &need);
+        enum gd_kb_driver_fit fit;
+        size_t m = 0;
+        while (m < nmemo && strcmp(memo[m].cuda, cuda.text) != 0)
+            m++;
+        if (m < nmemo) {
+            fit = memo[m].fit;
+            need = memo[m].need;
+        } else {
+            fit = gd_kb_driver_runs_cuda(kb, &env.driver, &cuda, env.os, &need);
+            if (nmemo < MEMO_MAX) {
+                snprintf(memo[nmemo].cuda, sizeof memo[nmemo].cuda, "%s", cuda.text);
+                memo[nmemo].fit = fit;
+                memo[nmemo++].need = need;
+            }
+        }
         /* A runtime named by its major only ("12", a JAX plugin) is judged by the family. */
         if (cuda.nparts == 1 && fit != GD_KB_FIT_NO)
             continue;

@@ -1,6 +1,7 @@
 #include "sysroot/sysroot.h"
 
 #include "core/alloc.h"
+#include "core/arena.h"
 #include "core/hash.h"
 #include "core/strmap.h"
 #include "core/buf.h"
@@ -15,26 +16,36 @@
  * components. A check is a snapshot of the tree, so nothing is ever evicted; past
  * GD_ROOT_DIR_CACHE_MAX entries the cache stops growing. Open addressing, power-of-two size. */
 #define GD_ROOT_DIR_CACHE_MAX 65536
+struct listing;
 struct dir_cache {
     char **keys;
     uint64_t *hashes;
+    /* Its listing once gd_root_list kept one (foreign roots), else NULL: the resolver reads a
+     * component's type there without hashing the directory's host path again. */
+    struct listing **listings;
     size_t cap, count;
 };
 
-/* Answers of stat and lstat by host path: a check asks about the same files many times (every
- * environment's base interpreter, each loader candidate, each copy's links). Only "there" and
- * "not there" are kept; other failures are asked again. Same snapshot rule and cap as above. */
+/* Answers of stat and lstat by path inside the root (canonical under a foreign root, as asked
+ * under the live one, where it is the host path): a check asks about the same files many times
+ * (every environment's base interpreter, each loader candidate, each copy's links). Only "there"
+ * and "not there" are kept; other failures are asked again. Same snapshot rule and cap as above. */
 #define GD_ROOT_STAT_CACHE_MAX 65536
 struct stat_entry {
-    char *key; /* host path; NULL: an empty slot */
+    char *key; /* path inside the root */
     uint64_t hash;
     bool follow;
     enum gd_status status; /* GD_OK or GD_ENOENT */
     struct gd_os_stat st;
 };
+/* The entries one after the other, and a table of their numbers (+ 1; 0: an empty slot) by
+ * hash: a table of whole entries, half empty and made anew at each doubling, was two and a half
+ * megabytes of fresh pages for ten thousand answers. */
 struct stat_cache {
     struct stat_entry *items;
-    size_t cap, count;
+    size_t count, cap_items;
+    uint32_t *slots;
+    size_t cap; /* slots: 0 or a power of two */
 };
 
 /* Directory listings by host path, with each entry's type when the directory said it: the
@@ -50,6 +61,7 @@ struct listing {
     size_t block_len;
     char **names;
     size_t count;
+    struct gd_os_dirh *h; /* the directory held open (foreign roots), or NULL */
 };
 struct listings {
     struct gd_strmap by_dir; /* host path -> struct listing */
@@ -57,11 +69,32 @@ struct listings {
     size_t count, cap, names;
 };
 
+/* Symbolic links' targets by canonical path: each block is the path, its NUL, the target.
+ * Same snapshot rule; past GD_ROOT_LINK_CACHE_MAX links they are read each time. */
+#define GD_ROOT_LINK_CACHE_MAX 65536
+struct links {
+    struct gd_strmap by_path;
+    char **items;
+    size_t count, cap;
+};
+
+/* Listed directories stay open, so that a system call for a path below one walks only the
+ * rest of it (gd_os_dirh): at most GD_ROOT_HELD_MAX at a time, the oldest closed first (a
+ * check goes through the environments one after the other). */
+#define GD_ROOT_HELD_MAX 256
+
 struct gd_root {
     struct dir_cache dirs;
     struct stat_cache stats;
     struct listings listed;
-    char *dir;    /* canonical host directory */
+    struct links links;
+    struct listing *held[GD_ROOT_HELD_MAX]; /* a ring of the listings holding their directory */
+    size_t nheld, next_held;
+    struct gd_os_dirh *top; /* the root directory held open (foreign roots), made on first use */
+    struct gd_arena *kept;  /* what the caches keep: see keep() */
+    bool top_failed;
+    struct listing *top_listing; /* of "/" (foreign roots), not in the directory cache */
+    char *dir;                   /* canonical host directory */
     char *prefix; /* prepended to a root path to get the host path: "" for the live root */
     bool live;
     struct gd_anomaly *anomalies;
@@ -127,6 +160,7 @@ void gd_root_free(struct gd_root *root)
     }
     gd_free(root->anomalies);
     gd_root_forget(root);
+    gd_os_dirh_close(root->top);
     gd_free(root->dir);
     gd_free(root->prefix);
     gd_free(root);
@@ -134,24 +168,44 @@ void gd_root_free(struct gd_root *root)
 
 void gd_root_forget(struct gd_root *root)
 {
-    for (size_t i = 0; i < root->dirs.cap; i++)
-        gd_free(root->dirs.keys[i]);
     gd_free(root->dirs.keys);
     gd_free(root->dirs.hashes);
+    gd_free(root->dirs.listings);
     memset(&root->dirs, 0, sizeof root->dirs);
-    for (size_t i = 0; i < root->stats.cap; i++)
-        gd_free(root->stats.items[i].key);
+    gd_free(root->links.items);
+    gd_strmap_clear(&root->links.by_path);
+    memset(&root->links, 0, sizeof root->links);
+    root->top_listing = NULL;
     gd_free(root->stats.items);
+    gd_free(root->stats.slots);
     memset(&root->stats, 0, sizeof root->stats);
-    for (size_t i = 0; i < root->listed.count; i++) {
-        gd_free(root->listed.items[i]->key);
-        gd_free(root->listed.items[i]->block);
-        gd_free(root->listed.items[i]->names);
-        gd_free(root->listed.items[i]);
-    }
+    for (size_t i = 0; i < root->listed.count; i++)
+        gd_os_dirh_close(root->listed.items[i]->h);
     gd_free(root->listed.items);
     gd_strmap_clear(&root->listed.by_dir);
     memset(&root->listed, 0, sizeof root->listed);
+    root->nheld = root->next_held = 0;
+    gd_arena_free(root->kept);
+    root->kept = NULL;
+}
+
+/* Room for what the caches keep (keys, listings, link targets): one arena, released at once
+ * when the root forgets, instead of a malloc and a free for each of tens of thousands. NULL
+ * when out of memory. */
+static void *keep(struct gd_root *root, size_t size)
+{
+    if (!root->kept && !(root->kept = gd_arena_new()))
+        return NULL;
+    return gd_arena_alloc(root->kept, size);
+}
+
+static char *keep_str(struct gd_root *root, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = keep(root, n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -159,15 +213,10 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* What a listing of the directory `dir` (a host path) says of its entry `name`: 1 with `*type`
- * (TYPE_UNKNOWN when the directory did not say), 0 when it lacks the name, -1 when the
- * directory was not listed. */
-static int listed_type(const struct gd_root *root, const char *dir, const char *name,
-                       unsigned char *type)
+/* What listing `l` says of its entry `name`: 1 with `*type` (TYPE_UNKNOWN when the directory
+ * did not say), 0 when it lacks the name. */
+static int listed_type(const struct listing *l, const char *name, unsigned char *type)
 {
-    const struct listing *l = gd_strmap_get(&root->listed.by_dir, dir);
-    if (!l)
-        return -1;
     const char *key = name;
     char *const *hit =
         l->count ? bsearch(&key, l->names, l->count, sizeof *l->names, cmp_names) : NULL;
@@ -177,47 +226,29 @@ static int listed_type(const struct gd_root *root, const char *dir, const char *
     return 1;
 }
 
-/* The same for a host path, split at its last '/'. */
-static int listed_type_of(const struct gd_root *root, const char *host, unsigned char *type)
-{
-    const char *slash = strrchr(host, '/');
-    if (!slash || !slash[1] || !root->listed.count)
-        return -1;
-    size_t n = (size_t)(slash - host);
-    char dir[GD_ROOT_PATH_MAX * 2 + 2];
-    if (n == 0 || n >= sizeof dir)
-        return -1;
-    memcpy(dir, host, n);
-    dir[n] = '\0';
-    return listed_type(root, dir, slash + 1, type);
-}
-
-/* Keep a copy of a listing (block with type bytes, sorted names). Failing to keep it marks
- * the root out of memory, as every failed allocation does: a check must not pass for complete
- * after one. */
-static void listing_keep(struct gd_root *root, const char *host, const char *block, size_t len,
-                         char *const *names, size_t count)
+/* Keep a copy of a listing (block with type bytes, sorted names); the copy, or NULL when it
+ * is not kept. Failing to keep it marks the root out of memory, as every failed allocation
+ * does: a check must not pass for complete after one. */
+static struct listing *listing_keep(struct gd_root *root, const char *host, const char *block,
+                                    size_t len, char *const *names, size_t count)
 {
     struct listings *ls = &root->listed;
     if (ls->names + count > GD_ROOT_LISTED_MAX || gd_strmap_get(&ls->by_dir, host))
-        return;
-    struct listing *l = gd_calloc(1, sizeof *l);
+        return NULL;
+    struct listing *l = keep(root, sizeof *l);
     if (!l) {
         root->out_of_memory = true;
-        return;
+        return NULL;
     }
-    l->key = gd_strdup(host);
-    l->block = gd_malloc(len ? len : 1);
-    l->names = count ? gd_malloc(count * sizeof *l->names) : NULL;
+    l->key = keep_str(root, host);
+    l->block = keep(root, len ? len : 1);
+    l->names = count ? keep(root, count * sizeof *l->names) : NULL;
+    /* What the arena holds goes with it, kept or not. */
     if (!l->key || !l->block || (count && !l->names) ||
         gd_grow((void **)&ls->items, &ls->cap, ls->count + 1, sizeof *ls->items) != 0 ||
         gd_strmap_put(&ls->by_dir, l->key, l) != GD_OK) {
-        gd_free(l->key);
-        gd_free(l->block);
-        gd_free(l->names);
-        gd_free(l);
         root->out_of_memory = true;
-        return;
+        return NULL;
     }
     if (len)
         memcpy(l->block, block, len);
@@ -227,137 +258,183 @@ static void listing_keep(struct gd_root *root, const char *host, const char *blo
     l->count = count;
     ls->items[ls->count++] = l;
     ls->names += count;
+    return l;
 }
 
-static bool dir_cached(const struct dir_cache *c, const char *path, uint64_t h)
+/* The slot of `path` (hash `h`) in the directory cache, or SIZE_MAX. */
+static size_t dir_find(const struct dir_cache *c, const char *path, uint64_t h)
 {
     if (!c->cap)
-        return false;
+        return SIZE_MAX;
     for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
         if (!c->keys[i])
-            return false;
+            return SIZE_MAX;
         if (c->hashes[i] == h && strcmp(c->keys[i], path) == 0)
-            return true;
+            return i;
     }
 }
 
-static void dir_put(struct dir_cache *c, char *key, uint64_t h)
+static void dir_put(struct dir_cache *c, char *key, uint64_t h, struct listing *l)
 {
     size_t i = h & (c->cap - 1);
     while (c->keys[i])
         i = (i + 1) & (c->cap - 1);
     c->keys[i] = key;
     c->hashes[i] = h;
+    c->listings[i] = l;
     c->count++;
 }
 
-static struct stat_entry *stat_slot(const struct stat_cache *c, const char *host, uint64_t h,
-                                    bool follow)
+/* The slot of (`key`, `follow`) with hash `h`: its entry's number + 1, or 0 where it would go. */
+static uint32_t *stat_slot(const struct stat_cache *c, const char *key, uint64_t h, bool follow)
 {
     for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
-        struct stat_entry *e = &c->items[i];
-        if (!e->key || (e->hash == h && e->follow == follow && strcmp(e->key, host) == 0))
-            return e;
+        uint32_t *slot = &c->slots[i];
+        if (!*slot)
+            return slot;
+        const struct stat_entry *e = &c->items[*slot - 1];
+        if (e->hash == h && e->follow == follow && strcmp(e->key, key) == 0)
+            return slot;
     }
 }
 
-/* stat (follow) or lstat of a host path, through the cache. GD_ENOMEM when remembering the
- * answer failed: the caller's answer must not pass for complete. */
-static enum gd_status cached_stat(struct gd_root *root, const char *host, bool follow,
-                                  struct gd_os_stat *out)
+/* The deepest directory held open on the way to a path inside a foreign root: `h` and the
+ * length of the path's prefix it stands for; `h` NULL: none (the root's own). */
+struct base {
+    const struct gd_os_dirh *h;
+    size_t len;
+};
+
+/* Where the system call for `key` (a canonical path inside a foreign root) goes: relative to
+ * `b`, else to the root directory held open, else (that could not be opened) by host path,
+ * written into `buf`. NULL when the host path does not fit. */
+static const char *sys_path(struct gd_root *root, const char *key, const struct base *b,
+                            const struct gd_os_dirh **at, char *buf, size_t size)
+{
+    if (b && b->h) {
+        *at = b->h;
+        return key[b->len] ? key + b->len + 1 : ".";
+    }
+    if (!root->top && !root->top_failed) {
+        /* Out of memory is the check's failure (sticky); any other reason, the host path. */
+        enum gd_status hs = gd_os_dirh_open(NULL, root->dir, false, &root->top);
+        if (hs == GD_ENOMEM)
+            root->out_of_memory = true;
+        else if (hs != GD_OK)
+            root->top_failed = true;
+    }
+    if (root->top) {
+        *at = root->top;
+        return key[0] == '/' && key[1] ? key + 1 : ".";
+    }
+    *at = NULL;
+    size_t np = strlen(root->prefix), n = strlen(key);
+    if (np + n >= size)
+        return NULL;
+    memcpy(buf, root->prefix, np);
+    memcpy(buf + np, key, n + 1);
+    return buf;
+}
+
+/* stat (follow) or lstat of `key` (a path inside the root: see struct stat_entry) through the
+ * cache; `h` its hash, 0 when the caller has none. The host path is made only for the system
+ * call. GD_ENOMEM when remembering the answer failed: the caller's answer must not pass for
+ * complete. */
+static enum gd_status cached_stat(struct gd_root *root, const char *key, uint64_t h, bool follow,
+                                  const struct base *b, struct gd_os_stat *out)
 {
     struct stat_cache *c = &root->stats;
-    uint64_t h = gd_hash_str(host);
+    if (!h)
+        h = gd_hash_str(key);
     if (c->cap) {
-        struct stat_entry *e = stat_slot(c, host, h, follow);
-        if (e->key) {
+        uint32_t n = *stat_slot(c, key, h, follow);
+        if (n) {
+            const struct stat_entry *e = &c->items[n - 1];
             if (e->status == GD_OK)
                 *out = e->st;
             return e->status;
         }
     }
-    enum gd_status st = follow ? gd_os_stat(host, out) : gd_os_lstat(host, out);
+    enum gd_status st;
+    if (root->live) {
+        st = follow ? gd_os_stat(key, out) : gd_os_lstat(key, out);
+    } else {
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at;
+        const char *rel = sys_path(root, key, b, &at, buf, sizeof buf);
+        if (!rel)
+            return GD_ELIMIT;
+        st = gd_os_lstat_at(at, rel, out);
+    }
     if ((st != GD_OK && st != GD_ENOENT) || c->count >= GD_ROOT_STAT_CACHE_MAX)
         return st;
     if ((c->count + 1) * 2 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
-        struct stat_entry *items = gd_calloc(cap, sizeof *items);
-        if (!items)
+        uint32_t *slots = gd_calloc(cap, sizeof *slots);
+        if (!slots)
             return GD_ENOMEM;
-        struct stat_cache grown = { items, cap, c->count };
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->items[i].key)
-                *stat_slot(&grown, c->items[i].key, c->items[i].hash, c->items[i].follow) =
-                    c->items[i];
-        gd_free(c->items);
+        struct stat_cache grown = *c;
+        grown.slots = slots;
+        grown.cap = cap;
+        for (size_t i = 0; i < c->count; i++)
+            *stat_slot(&grown, c->items[i].key, c->items[i].hash, c->items[i].follow) =
+                (uint32_t)(i + 1);
+        gd_free(c->slots);
         *c = grown;
     }
-    char *key = gd_strdup(host);
-    if (!key)
+    char *copy = keep_str(root, key);
+    if (!copy || gd_grow((void **)&c->items, &c->cap_items, c->count + 1, sizeof *c->items) != 0)
         return GD_ENOMEM;
-    struct stat_entry *e = stat_slot(c, host, h, follow);
-    *e = (struct stat_entry){ key, h, follow, st, { 0 } };
+    struct stat_entry *e = &c->items[c->count];
+    *e = (struct stat_entry){ copy, h, follow, st, { 0 } };
     if (st == GD_OK)
         e->st = *out;
-    c->count++;
+    *stat_slot(c, key, h, follow) = (uint32_t)(++c->count);
     return st;
 }
 
-/* The cached lstat of a host path, or NULL when it is not in the cache or not there. */
-static const struct gd_os_stat *stat_known(const struct gd_root *root, const char *host)
+/* The cached lstat of `key` (hash `h`, 0: none yet), or NULL when it is not in the cache or
+ * not there. */
+static const struct gd_os_stat *stat_known(const struct gd_root *root, const char *key, uint64_t h)
 {
     if (!root->stats.cap)
         return NULL;
-    const struct stat_entry *e = stat_slot(&root->stats, host, gd_hash_str(host), false);
-    return e->key && e->status == GD_OK ? &e->st : NULL;
-}
-
-/* lstat of a host path for its type only: from the listing of its directory when there is
- * one (absent: GD_ENOENT where names are case-sensitive), else through the cache. Only `type`
- * is set from a listing. */
-static enum gd_status listed_stat(struct gd_root *root, const char *host, struct gd_os_stat *out)
-{
-    unsigned char type;
-    int listed = listed_type_of(root, host, &type);
-    /* Where the file system folds case (Windows), a name the listing spells otherwise is there
-     * all the same: only the system can say it is absent. */
-    if (listed == 0 && !gd_os_names_ignore_case())
-        return GD_ENOENT;
-    if (listed == 1 && type != TYPE_UNKNOWN) {
-        memset(out, 0, sizeof *out);
-        out->type = (enum gd_file_type)type;
-        return GD_OK;
-    }
-    return cached_stat(root, host, false, out);
+    uint32_t n = *stat_slot(&root->stats, key, h ? h : gd_hash_str(key), false);
+    const struct stat_entry *e = n ? &root->stats.items[n - 1] : NULL;
+    return e && e->status == GD_OK ? &e->st : NULL;
 }
 
 /* Remember `path` as a directory. GD_ENOMEM when an allocation failed (the caller's answer
  * must then not pass for complete); GD_OK also when the cache is full. */
-static enum gd_status dir_remember(struct dir_cache *c, const char *path, uint64_t h)
+static enum gd_status dir_remember(struct gd_root *root, const char *path, uint64_t h)
 {
-    if (c->count >= GD_ROOT_DIR_CACHE_MAX || dir_cached(c, path, h))
+    struct dir_cache *c = &root->dirs;
+    if (c->count >= GD_ROOT_DIR_CACHE_MAX || dir_find(c, path, h) != SIZE_MAX)
         return GD_OK;
     if ((c->count + 1) * 2 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
         char **keys = gd_calloc(cap, sizeof *keys);
         uint64_t *hashes = gd_calloc(cap, sizeof *hashes);
-        if (!keys || !hashes) {
+        struct listing **listings = gd_calloc(cap, sizeof *listings);
+        if (!keys || !hashes || !listings) {
             gd_free(keys);
             gd_free(hashes);
+            gd_free(listings);
             return GD_ENOMEM;
         }
-        struct dir_cache grown = { keys, hashes, cap, 0 };
+        struct dir_cache grown = { keys, hashes, listings, cap, 0 };
         for (size_t i = 0; i < c->cap; i++)
             if (c->keys[i])
-                dir_put(&grown, c->keys[i], c->hashes[i]);
+                dir_put(&grown, c->keys[i], c->hashes[i], c->listings[i]);
         gd_free(c->keys);
         gd_free(c->hashes);
+        gd_free(c->listings);
         *c = grown;
     }
-    char *key = gd_strdup(path);
+    char *key = keep_str(root, path);
     if (!key)
         return GD_ENOMEM;
-    dir_put(c, key, h);
+    dir_put(c, key, h, NULL);
     return GD_OK;
 }
 
@@ -448,17 +525,59 @@ char *gd_root_host_path(const struct gd_root *root, const char *path)
 struct walk {
     char out[GD_ROOT_PATH_MAX + 1];
     size_t out_len;
-    char *rest;
+    char *rest; /* rest_buf, until a link's target makes it longer (then new memory) */
+    char rest_buf[GD_ROOT_PATH_MAX + 1];
     size_t link_end;
     int links;
     char last_link[GD_ROOT_PATH_MAX + 1];
     char *last_target;
 };
 
-static enum gd_status walk_link(struct walk *w, const char *host, size_t after)
+/* The target of the link at canonical path `inside` (new memory), read once per check: every
+ * path under a merged /usr's /lib, every environment's python3 -> /usr/bin/python3, the
+ * interpreter of every load (/lib64) goes through the same few links. */
+static enum gd_status cached_readlink(struct gd_root *root, const char *inside,
+                                      const struct base *b, char **target)
+{
+    *target = NULL;
+    const char *known = gd_strmap_get(&root->links.by_path, inside);
+    if (known) {
+        *target = gd_strdup(known + strlen(known) + 1);
+        return *target ? GD_OK : GD_ENOMEM;
+    }
+    char buf[GD_ROOT_PATH_MAX * 2 + 2];
+    const struct gd_os_dirh *at;
+    const char *rel = sys_path(root, inside, b, &at, buf, sizeof buf);
+    if (!rel)
+        return GD_ELIMIT;
+    enum gd_status st = gd_os_readlink_at(at, rel, target);
+    size_t n = strlen(inside);
+    if (st != GD_OK || root->links.count >= GD_ROOT_LINK_CACHE_MAX)
+        return st;
+    /* The path then the target, in one block: the key and the value. */
+    size_t tn = strlen(*target);
+    char *kept = keep(root, n + 1 + tn + 1);
+    if (kept) {
+        memcpy(kept, inside, n + 1);
+        memcpy(kept + n + 1, *target, tn + 1);
+    }
+    if (!kept ||
+        gd_grow((void **)&root->links.items, &root->links.cap, root->links.count + 1,
+                sizeof *root->links.items) != 0 ||
+        gd_strmap_put(&root->links.by_path, kept, kept) != GD_OK) {
+        gd_free(*target);
+        *target = NULL;
+        return GD_ENOMEM;
+    }
+    root->links.items[root->links.count++] = kept;
+    return GD_OK;
+}
+
+static enum gd_status walk_link(struct gd_root *root, struct walk *w, const struct base *b,
+                                size_t after)
 {
     char *target = NULL;
-    enum gd_status st = gd_os_readlink(host, &target);
+    enum gd_status st = cached_readlink(root, w->out, b, &target);
     if (st != GD_OK)
         return st;
     if (!target[0]) {
@@ -485,7 +604,8 @@ static enum gd_status walk_link(struct walk *w, const char *host, size_t after)
     w->last_link[w->out_len] = '\0';
     gd_free(w->last_target);
     w->last_target = target;
-    gd_free(w->rest);
+    if (w->rest != w->rest_buf)
+        gd_free(w->rest);
     w->rest = rest;
     if (target[0] == '/') {
         w->out_len = 0;
@@ -509,135 +629,248 @@ static char *link_detail(const struct walk *w)
     return detail;
 }
 
-/* Whether the first `n` bytes of an absolute path hold no empty, "." or ".." component: one
- * pass instead of three strstr calls, on every path a check resolves. */
-static bool plain_dir(const char *path, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (path[i] != '/')
-            continue;
-        const char *c = path + i + 1;
-        size_t left = n - i - 1;
-        if (left == 0 || c[0] == '/' || (c[0] == '.' && (left == 1 || c[1] == '/')) ||
-            (c[0] == '.' && c[1] == '.' && (left == 2 || c[2] == '/')))
-            return false;
-    }
-    return true;
-}
+/* What the walk learned of the path's last component (after the link it names, when that is
+ * followed): its type from a listing, or its whole lstat answer, and the hash of the canonical
+ * path when one was computed, so that callers ask nothing twice. */
+struct last {
+    bool known; /* st.type is set */
+    bool full;  /* st is the whole lstat answer, not only a listing's type */
+    struct gd_os_stat st;
+    uint64_t hash;    /* of the canonical path (w.out), 0 when not computed */
+    struct base base; /* where the system calls for the path go (sys_path) */
+};
 
-enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool follow_last, char **out)
+/* Candidates tried before the walk starts: the path and its parents, longest first. */
+#define TRIED_MAX 8
+
+/* Resolve `path` into `w->out` (canonical, "/" for the root) as gd_root_resolve describes,
+ * with what it learned of the last component in `*last`. `w->rest` may be new memory whatever the
+ * status: free it with walk_done. Anomalies are noted here; out of memory is noted by the
+ * caller. */
+static enum gd_status walk_path(struct gd_root *root, const char *path, bool follow_last,
+                                struct walk *w, struct last *last)
 {
-    *out = NULL;
-    if (!path || strlen(path) > GD_ROOT_PATH_MAX)
-        return GD_ELIMIT;
     /* Not `= { 0 }`: that zero-fills two path buffers (8 KiB) on every call, a third of a
      * check's instructions for 100 environments. Each field is set before it is read. */
-    struct walk w;
-    w.out[0] = '\0';
-    w.out_len = 0;
-    w.link_end = 0;
-    w.links = 0;
-    w.last_link[0] = '\0';
-    w.last_target = NULL;
-    w.rest = gd_strdup(path);
-    if (!w.rest) {
-        root->out_of_memory = true;
-        return GD_ENOMEM;
-    }
+    w->out[0] = '\0';
+    w->out_len = 0;
+    w->link_end = 0;
+    w->links = 0;
+    w->last_link[0] = '\0';
+    w->last_target = NULL;
+    w->rest = NULL;
+    last->known = last->full = false;
+    last->hash = 0;
+    last->base = (struct base){ NULL, 0 };
+    if (!path || strlen(path) > GD_ROOT_PATH_MAX)
+        return GD_ELIMIT;
+    /* In the walk's own buffer: a copy per resolution was a malloc and a free each. */
+    w->rest = w->rest_buf;
+    memcpy(w->rest_buf, path, strlen(path) + 1);
     enum gd_status st = GD_OK;
     bool escaped = false;
     char *escape = NULL; /* the link that climbed above the root */
     size_t pos = 0;
-    /* A canonical path whose directory the root has seen already: start at its last
-     * component instead of hashing every prefix again (a check resolves tens of thousands of
-     * paths in a few hundred directories). Only a plain absolute path qualifies: no ".", ".."
-     * or empty component, and a last component that does not start with a dot. */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) : 0;
-    if (path[0] == '/' && dir_len > 0 && slash[1] && slash[1] != '.' && plain_dir(path, dir_len)) {
-        memcpy(w.out, path, dir_len);
-        w.out[dir_len] = '\0';
-        if (dir_cached(&root->dirs, w.out, gd_hash_str(w.out))) {
-            w.out_len = dir_len;
-            pos = dir_len;
+    /* Start at the deepest directory the root has seen (the path itself when it is one)
+     * instead of "/": a check resolves tens of thousands of paths in a few hundred
+     * directories, most of them in a known directory, the rest (a missing include/, a loader's
+     * candidate "$ORIGIN/../../nvidia/cudnn/lib/...") a level or two below one. Keys are
+     * canonical, so a prefix with ".", ".." or "//" in it is simply not found; the walk from
+     * the directory found handles whatever follows. Each prefix asked is hashed once: the
+     * walk reuses the hash while its path is still the same bytes. */
+    size_t rlen = strlen(w->rest), ntried = 0;
+    struct {
+        size_t len;
+        uint64_t hash;
+    } tried[TRIED_MAX];
+    const struct listing *dir_listing = root->top_listing; /* of w->out, when kept */
+    /* The deepest directory held open on the way (sys_path). */
+    struct base base = { dir_listing ? dir_listing->h : NULL, 0 };
+    if (w->rest[0] == '/') {
+        /* Only prefixes before a "." or ".." component can be keys: a loader's
+         * "$ORIGIN/../../nvidia/..." starts at $ORIGIN, with no hashing of what follows.
+         * (Looking for the dots, not the slashes: paths have a few, "/.virtualenvs" among
+         * them.) */
+        size_t limit = rlen;
+        for (const char *p = strchr(w->rest, '.'); p; p = strchr(p + 1, '.')) {
+            if (p[-1] == '/' &&
+                (p[1] == '/' || p[1] == '\0' || (p[1] == '.' && (p[2] == '/' || p[2] == '\0')))) {
+                limit = (size_t)(p - 1 - w->rest);
+                break;
+            }
         }
+        for (size_t end = limit; end > 1 && ntried < TRIED_MAX;) {
+            memcpy(w->out, w->rest, end);
+            w->out[end] = '\0';
+            uint64_t h = gd_hash_str(w->out);
+            size_t i = dir_find(&root->dirs, w->out, h);
+            if (i != SIZE_MAX) {
+                w->out_len = pos = end;
+                dir_listing = root->dirs.listings[i];
+                if (dir_listing && dir_listing->h)
+                    base = (struct base){ dir_listing->h, end };
+                last->known = true;
+                memset(&last->st, 0, sizeof last->st);
+                last->st.type = GD_FT_DIR;
+                last->hash = h;
+                break;
+            }
+            tried[ntried].len = end;
+            tried[ntried++].hash = h;
+            while (end > 0 && w->rest[end - 1] != '/')
+                end--;
+            end = end > 0 ? end - 1 : 0;
+        }
+        if (!pos)
+            w->out[0] = '\0';
     }
+    bool verbatim = true; /* w->out is still the first w->out_len bytes of the path */
     for (;;) {
-        while (w.rest[pos] == '/')
+        while (w->rest[pos] == '/')
             pos++;
-        if (!w.rest[pos])
+        if (!w->rest[pos])
             break;
         size_t start = pos;
-        while (w.rest[pos] && w.rest[pos] != '/')
+        while (w->rest[pos] && w->rest[pos] != '/')
             pos++;
         size_t len = pos - start, after = pos;
-        while (w.rest[after] == '/')
+        while (w->rest[after] == '/')
             after++;
-        bool last = w.rest[after] == '\0';
-        const char *comp = w.rest + start;
-        if (len == 1 && comp[0] == '.')
-            continue;
-        if (len == 2 && comp[0] == '.' && comp[1] == '.') {
-            if (w.out_len == 0) {
-                /* ".." at "/" stays at "/", as the kernel does; from a link it is suspicious.
-                 * Blame the link being walked now: links met later overwrite last_link. */
-                if (start < w.link_end && !escaped) {
-                    escaped = true;
-                    escape = link_detail(&w);
-                }
-            } else {
-                while (w.out_len > 0 && w.out[w.out_len - 1] != '/')
-                    w.out_len--;
-                if (w.out_len > 0)
-                    w.out_len--;
-            }
+        bool is_last = w->rest[after] == '\0';
+        const char *comp = w->rest + start;
+        if (len == 1 && comp[0] == '.') {
+            verbatim = false;
             continue;
         }
-        if (w.out_len + 1 + len > GD_ROOT_PATH_MAX) {
+        if (len == 2 && comp[0] == '.' && comp[1] == '.') {
+            verbatim = false;
+            last->known = false;
+            last->hash = 0;
+            dir_listing = NULL;
+            if (w->out_len == 0) {
+                /* ".." at "/" stays at "/", as the kernel does; from a link it is suspicious.
+                 * Blame the link being walked now: links met later overwrite last_link. */
+                dir_listing = root->top_listing;
+                if (start < w->link_end && !escaped) {
+                    escaped = true;
+                    escape = link_detail(w);
+                }
+            } else {
+                while (w->out_len > 0 && w->out[w->out_len - 1] != '/')
+                    w->out_len--;
+                if (w->out_len > 0)
+                    w->out_len--;
+                w->out[w->out_len] = '\0';
+            }
+            if (base.len > w->out_len)
+                base = (struct base){ NULL, 0 };
+            continue;
+        }
+        if (w->out_len + 1 + len > GD_ROOT_PATH_MAX) {
             st = GD_ELIMIT;
             break;
         }
-        w.out[w.out_len++] = '/';
-        memcpy(w.out + w.out_len, comp, len);
-        w.out_len += len;
-        w.out[w.out_len] = '\0';
-        uint64_t h = gd_hash_str(w.out);
-        if (dir_cached(&root->dirs, w.out, h))
-            continue; /* a directory, not a link: nothing to follow or refuse */
-        char *host = gd_root_host_path(root, w.out);
-        if (!host) {
-            st = GD_ENOMEM;
-            break;
-        }
+        if (start != w->out_len + 1)
+            verbatim = false;
+        const struct listing *parent = dir_listing;
+        w->out[w->out_len++] = '/';
+        memcpy(w->out + w->out_len, comp, len);
+        w->out_len += len;
+        w->out[w->out_len] = '\0';
+        last->known = last->full = false;
+        last->hash = 0;
+        dir_listing = NULL;
+        uint64_t h = 0;
+        bool not_cached = false; /* asked above: not a directory the root has seen */
+        for (size_t t = 0; verbatim && t < ntried; t++)
+            if (tried[t].len == w->out_len) {
+                h = tried[t].hash;
+                not_cached = true;
+                break;
+            }
+        /* The parent's listing says what the entry is (absent: ENOENT) without a system call;
+         * a directory the root has seen is not a link: nothing to follow or refuse. Where the
+         * file system folds case (Windows), a name the listing spells otherwise is there all
+         * the same: only the system can say it is absent. */
         struct gd_os_stat s;
-        st = listed_stat(root, host, &s);
-        if (st == GD_OK && s.type == GD_FT_DIR)
-            st = dir_remember(&root->dirs, w.out, h);
-        if (st == GD_OK && s.type == GD_FT_LNK && (!last || follow_last)) {
-            if (++w.links > GD_ROOT_MAX_LINKS) {
+        bool have = false;
+        unsigned char type;
+        if (parent) {
+            bool listed = listed_type(parent, w->out + w->out_len - len, &type);
+            if (!listed && !gd_os_names_ignore_case()) {
+                st = GD_ENOENT;
+                break;
+            }
+            if (listed && type != TYPE_UNKNOWN) {
+                memset(&s, 0, sizeof s);
+                s.type = (enum gd_file_type)type;
+                have = true;
+            }
+        }
+        if (!not_cached && (!have || s.type == GD_FT_DIR)) {
+            if (!h)
+                h = gd_hash_str(w->out);
+            size_t i = dir_find(&root->dirs, w->out, h);
+            if (i != SIZE_MAX) {
+                dir_listing = root->dirs.listings[i];
+                if (dir_listing && dir_listing->h)
+                    base = (struct base){ dir_listing->h, w->out_len };
+                last->known = true;
+                memset(&last->st, 0, sizeof last->st);
+                last->st.type = GD_FT_DIR;
+                last->hash = h;
+                continue;
+            }
+        }
+        bool full = false;
+        if (!have) {
+            st = cached_stat(root, w->out, h, false, &base, &s);
+            full = true;
+            if (!h)
+                h = gd_hash_str(w->out);
+        }
+        if (st == GD_OK && s.type == GD_FT_DIR) {
+            if (!h)
+                h = gd_hash_str(w->out);
+            st = dir_remember(root, w->out, h);
+        }
+        if (st == GD_OK && s.type == GD_FT_LNK && (!is_last || follow_last)) {
+            if (++w->links > GD_ROOT_MAX_LINKS) {
                 st = GD_ELOOP;
             } else {
-                st = walk_link(&w, host, after);
+                st = walk_link(root, w, &base, after);
                 pos = 0;
+                verbatim = false;
+                /* Back in the link's directory, or at "/" for an absolute target. */
+                dir_listing = w->out_len ? parent : root->top_listing;
+                w->out[w->out_len] = '\0';
+                if (base.len > w->out_len)
+                    base = (struct base){ NULL, 0 };
             }
-        } else if (st == GD_OK && !last && s.type != GD_FT_DIR) {
+        } else if (st == GD_OK && !is_last && s.type != GD_FT_DIR) {
             st = GD_ENOTDIR;
         }
-        gd_free(host);
         if (st != GD_OK)
             break;
+        if (s.type != GD_FT_LNK || (is_last && !follow_last)) {
+            last->known = true;
+            last->full = full;
+            last->st = s;
+            last->hash = h;
+        }
     }
     if (st == GD_ELOOP) {
-        note(root, GD_ANOMALY_LOOP, path, w.last_link);
+        note(root, GD_ANOMALY_LOOP, path, w->last_link);
     } else if (escaped) {
         if (!escape)
             root->out_of_memory = true; /* the note would lose its detail */
         note(root, GD_ANOMALY_ESCAPE, path, escape);
     }
+    gd_free(escape);
     /* A trailing '/' asks for a directory: "file/" is ENOTDIR, as the kernel says. */
     size_t plen = strlen(path);
-    if (st == GD_OK && plen > 1 && path[plen - 1] == '/' && w.out_len > 0) {
-        char *host = gd_root_host_path(root, w.out);
+    if (st == GD_OK && plen > 1 && path[plen - 1] == '/' && w->out_len > 0) {
+        char *host = gd_root_host_path(root, w->out);
         struct gd_os_stat s;
         if (!host)
             st = GD_ENOMEM;
@@ -645,26 +878,52 @@ enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool foll
             st = GD_ENOTDIR;
         gd_free(host);
     }
+    if (st == GD_OK && w->out_len == 0) {
+        w->out[w->out_len++] = '/';
+        w->out[w->out_len] = '\0';
+        last->known = true;
+        memset(&last->st, 0, sizeof last->st);
+        last->st.type = GD_FT_DIR;
+        last->hash = 0;
+    }
+    last->base = base;
+    return st;
+}
+
+static void walk_done(struct walk *w)
+{
+    if (w->rest != w->rest_buf)
+        gd_free(w->rest);
+    gd_free(w->last_target);
+}
+
+enum gd_status gd_root_resolve(struct gd_root *root, const char *path, bool follow_last, char **out)
+{
+    *out = NULL;
+    struct walk w;
+    struct last last;
+    enum gd_status st = walk_path(root, path, follow_last, &w, &last);
     if (st == GD_OK) {
-        if (w.out_len == 0)
-            w.out[w.out_len++] = '/';
         *out = gd_strndup(w.out, w.out_len);
         if (!*out)
             st = GD_ENOMEM;
     }
-    gd_free(escape);
-    gd_free(w.rest);
-    gd_free(w.last_target);
+    walk_done(&w);
     if (st == GD_ENOMEM)
         root->out_of_memory = true;
     return st;
 }
 
-/* The host path to hand to the OS: under the live root the kernel resolves; elsewhere we do. */
-static enum gd_status host_for(struct gd_root *root, const char *path, bool follow_last,
-                               char **host)
+/* The host path to hand to the OS: under the live root the kernel resolves; elsewhere we do.
+ * `w` and `last` (foreign roots only) keep the canonical path and what the walk learned;
+ * free `w` with walk_done after. */
+static enum gd_status host_walk(struct gd_root *root, const char *path, bool follow_last,
+                                char **host, struct walk *w, struct last *last)
 {
     *host = NULL;
+    w->rest = NULL;
+    w->last_target = NULL;
+    last->known = false;
     if (root->live) {
         /* The same cap as gd_root_resolve: past it gd_root_host_path would fail as ENOMEM. */
         if (strlen(path) > GD_ROOT_PATH_MAX)
@@ -672,26 +931,52 @@ static enum gd_status host_for(struct gd_root *root, const char *path, bool foll
         *host = gd_root_host_path(root, path);
         return *host ? GD_OK : GD_ENOMEM;
     }
-    char *inside = NULL;
-    enum gd_status st = gd_root_resolve(root, path, follow_last, &inside);
-    if (st != GD_OK)
-        return st;
-    *host = gd_root_host_path(root, inside);
-    gd_free(inside);
-    return *host ? GD_OK : GD_ENOMEM;
+    enum gd_status st = walk_path(root, path, follow_last, w, last);
+    if (st == GD_OK) {
+        *host = gd_root_host_path(root, w->out);
+        if (!*host)
+            st = GD_ENOMEM;
+    }
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
+    return st;
+}
+
+/* The host path alone (new memory). */
+static enum gd_status host_for(struct gd_root *root, const char *path, bool follow_last,
+                               char **host)
+{
+    struct walk w;
+    struct last last;
+    enum gd_status st = host_walk(root, path, follow_last, host, &w, &last);
+    walk_done(&w);
+    return st;
 }
 
 static enum gd_status do_stat(struct gd_root *root, const char *path, bool follow, bool type_only,
                               struct gd_os_stat *st)
 {
-    char *host;
-    enum gd_status s = host_for(root, path, follow, &host);
-    if (s == GD_OK) {
-        /* Under a foreign root the path is resolved already: lstat must not follow again. */
-        s = type_only && !root->live ? listed_stat(root, host, st)
-                                     : cached_stat(root, host, follow && root->live, st);
+    enum gd_status s;
+    if (root->live) {
+        char *host;
+        s = host_for(root, path, follow, &host);
+        if (s == GD_OK)
+            s = cached_stat(root, host, 0, follow, NULL, st);
         gd_free(host);
+    } else {
+        /* Resolved by the walk, whose answer for the last component stands when it is enough;
+         * else lstat of the canonical path (it must not follow again). */
+        struct walk w;
+        struct last last;
+        s = walk_path(root, path, follow, &w, &last);
+        if (s == GD_OK && last.known && (last.full || type_only))
+            *st = last.st;
+        else if (s == GD_OK)
+            s = cached_stat(root, w.out, last.hash, false, &last.base, st);
+        walk_done(&w);
     }
+    if (s == GD_ENOMEM)
+        root->out_of_memory = true;
     note_status(root, s == GD_ENOTREG ? GD_OK : s, path);
     return s;
 }
@@ -721,12 +1006,27 @@ bool gd_root_is_dir(struct gd_root *root, const char *path)
 enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **target)
 {
     *target = NULL;
-    char *host;
-    enum gd_status st = host_for(root, path, false, &host);
-    if (st == GD_OK) {
-        st = gd_os_readlink(host, target);
+    enum gd_status st;
+    if (root->live) {
+        char *host;
+        st = host_for(root, path, false, &host);
+        if (st == GD_OK)
+            st = gd_os_readlink(host, target);
         gd_free(host);
+    } else {
+        struct walk w;
+        struct last last;
+        st = walk_path(root, path, false, &w, &last);
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at = NULL;
+        const char *rel =
+            st == GD_OK ? sys_path(root, w.out, &last.base, &at, buf, sizeof buf) : NULL;
+        if (st == GD_OK)
+            st = rel ? gd_os_readlink_at(at, rel, target) : GD_ELIMIT;
+        walk_done(&w);
     }
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
     note_status(root, st, path);
     return st;
 }
@@ -734,15 +1034,34 @@ enum gd_status gd_root_readlink(struct gd_root *root, const char *path, char **t
 enum gd_status gd_root_open(struct gd_root *root, const char *path, struct gd_os_file **out)
 {
     *out = NULL;
-    char *host;
-    enum gd_status st = host_for(root, path, true, &host);
-    if (st == GD_OK) {
-        /* Resolved already under a foreign root: O_NOFOLLOW stops a link swapped in since.
-         * The resolver's lstat of it (in the cache) stands for the open file's fstat. */
-        const struct gd_os_stat *known = root->live ? NULL : stat_known(root, host);
-        st = gd_os_open_read_known(host, !root->live, known, out);
+    enum gd_status st;
+    if (root->live) {
+        char *host;
+        st = host_for(root, path, true, &host);
+        if (st == GD_OK)
+            st = gd_os_open_read_known(host, false, NULL, out);
         gd_free(host);
+    } else {
+        /* Resolved already: O_NOFOLLOW stops a link swapped in since. The resolver's lstat of
+         * it (its own, or one in the cache) stands for the open file's fstat. */
+        struct walk w;
+        struct last last;
+        st = walk_path(root, path, true, &w, &last);
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at = NULL;
+        const char *rel =
+            st == GD_OK ? sys_path(root, w.out, &last.base, &at, buf, sizeof buf) : NULL;
+        if (st == GD_OK && !rel)
+            st = GD_ELIMIT;
+        if (st == GD_OK) {
+            const struct gd_os_stat *known =
+                last.full ? &last.st : stat_known(root, w.out, last.hash);
+            st = gd_os_open_read_at(at, rel, true, known, out);
+        }
+        walk_done(&w);
     }
+    if (st == GD_ENOMEM)
+        root->out_of_memory = true;
     note_status(root, st, path);
     return st;
 }
@@ -833,6 +1152,22 @@ void gd_names_free(struct gd_names *names)
     names->count = 0;
 }
 
+/* Keep listing `l`'s directory open (`h`, taken), closing the one held longest when
+ * GD_ROOT_HELD_MAX are. */
+static void hold(struct gd_root *root, struct listing *l, struct gd_os_dirh *h)
+{
+    struct listing **slot = &root->held[root->next_held];
+    if (root->nheld == GD_ROOT_HELD_MAX) {
+        gd_os_dirh_close((*slot)->h);
+        (*slot)->h = NULL;
+    } else {
+        root->nheld++;
+    }
+    l->h = h;
+    *slot = l;
+    root->next_held = (root->next_held + 1) % GD_ROOT_HELD_MAX;
+}
+
 /* A caller's copy of a kept listing. */
 static enum gd_status listing_copy(const struct listing *l, struct gd_names *out)
 {
@@ -857,17 +1192,44 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     out->count = 0;
     out->block = NULL;
     char *host;
-    enum gd_status st = host_for(root, dir, true, &host);
+    struct walk w;
+    struct last last;
+    enum gd_status st = host_walk(root, dir, true, &host, &w, &last);
+    /* Under a foreign root a kept listing hangs on its directory's slot in the cache too,
+     * where the resolver reads it ("/" has its own). */
+    size_t slot = SIZE_MAX;
+    bool top = false;
+    const struct listing *kept = NULL;
+    if (st == GD_OK && !root->live) {
+        top = strcmp(w.out, "/") == 0;
+        if (!top)
+            slot = dir_find(&root->dirs, w.out, last.hash ? last.hash : gd_hash_str(w.out));
+        kept = top ? root->top_listing : slot != SIZE_MAX ? root->dirs.listings[slot] : NULL;
+    }
+    if (st == GD_OK && !kept)
+        kept = gd_strmap_get(&root->listed.by_dir, host);
     struct gd_os_dir *d = NULL;
-    const struct listing *kept = st == GD_OK ? gd_strmap_get(&root->listed.by_dir, host) : NULL;
     if (kept) {
+        walk_done(&w);
         st = listing_copy(kept, out);
         gd_free(host);
         note_status(root, st, dir);
         return st;
     }
-    if (st == GD_OK)
+    /* Under a foreign root the directory is held open, relative to the deepest one held on the
+     * way; it stays open with its listing (hold). */
+    struct gd_os_dirh *h = NULL;
+    if (st == GD_OK && !root->live) {
+        char buf[GD_ROOT_PATH_MAX * 2 + 2];
+        const struct gd_os_dirh *at = NULL;
+        const char *rel = sys_path(root, w.out, &last.base, &at, buf, sizeof buf);
+        st = rel ? gd_os_dirh_open(at, rel, true, &h) : GD_ELIMIT;
+        if (st == GD_OK)
+            st = gd_os_opendir_dirh(h, &d);
+    } else if (st == GD_OK) {
         st = gd_os_opendir(host, &d);
+    }
+    walk_done(&w);
     /* The entries, each its type byte then its NUL-terminated name, in one block; the pointers
      * are set once it stops moving. A copy per name was most of the cost of listing
      * /usr/lib/x86_64-linux-gnu (3000 files). */
@@ -915,12 +1277,22 @@ enum gd_status gd_root_list(struct gd_root *root, const char *dir, struct gd_nam
     note_status(root, st, dir);
     if (st != GD_OK) {
         gd_names_free(out);
+        gd_os_dirh_close(h);
         gd_free(host);
         return st;
     }
     if (out->count > 1)
         qsort(out->names, out->count, sizeof *out->names, cmp_names);
-    listing_keep(root, host, out->block, len, out->names, out->count);
+    struct listing *l = listing_keep(root, host, out->block, len, out->names, out->count);
+    if (l && top)
+        root->top_listing = l;
+    else if (l && slot != SIZE_MAX)
+        root->dirs.listings[slot] = l;
+    if (l && h) {
+        hold(root, l, h);
+        h = NULL;
+    }
+    gd_os_dirh_close(h);
     gd_free(host);
     return GD_OK;
 }

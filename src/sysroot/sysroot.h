@@ -48,9 +48,10 @@ struct gd_root;
  * not an existing directory. On GD_OK `*out` is new. */
 enum gd_status gd_root_new(const char *dir, struct gd_root **out);
 void gd_root_free(struct gd_root *root);
-/* A root remembers what it has seen (which paths are directories, what stat and lstat said):
- * a check is a snapshot, and a hundred environments ask about the same directories thousands of
- * times. A caller that changes the tree while holding the root (a test) makes it forget. */
+/* A root remembers what it has seen (which paths are directories, what stat and lstat said,
+ * where links point, what directories hold): a check is a snapshot, and a hundred environments
+ * ask about the same directories thousands of times. A caller that changes the tree while
+ * holding the root (a test) makes it forget. */
 void gd_root_forget(struct gd_root *root);
 
 /* True when the root is the running machine as a whole (live facts such as uname and /dev

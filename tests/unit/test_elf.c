@@ -733,6 +733,57 @@ static void test_alloc_failures(void **state)
     free(img);
 }
 
+/* A copy owns its strings: every field is the same after the original is gone, for a full
+ * object (sections, notes) and a minimal one (no strings at all); out of memory anywhere in the
+ * copy is GD_ENOMEM with nothing left behind. */
+static void test_copy(void **state)
+{
+    (void)state;
+    struct eb_spec s = full_spec(64, false);
+    struct eb_layout l;
+    unsigned char *img = eb_build(&s, &l);
+    struct gd_elf *e = NULL, *c = NULL;
+    assert_int_equal(gd_elf_read_memory(img, l.len, &e), GD_OK);
+    assert_int_equal(gd_elf_copy(e, &c), GD_OK);
+    assert_ptr_not_equal(c->dynstrings, e->dynstrings);
+    memset(e->dynstrings, 'x', e->dynstrings_len);
+    memset(e->shstrings, 'x', e->shstrings_len);
+    gd_elf_free(e);
+    check_full(c, &s, &l);
+    for (unsigned long n = 1;; n++) {
+        struct gd_elf *again = (struct gd_elf *)1;
+        gd_alloc_fail_at(n);
+        enum gd_status st = gd_elf_copy(c, &again);
+        gd_alloc_fail_at(0);
+        if (st == GD_OK) {
+            check_full(again, &s, &l);
+            gd_elf_free(again);
+            break;
+        }
+        assert_int_equal(st, GD_ENOMEM);
+        assert_null(again);
+    }
+    gd_elf_free(c);
+    free(img);
+
+    struct eb_spec m = { 0 };
+    m.cls = 64;
+    m.type = EB_ET_EXEC;
+    m.machine = EB_EM_X86_64;
+    img = eb_build(&m, &l);
+    assert_int_equal(gd_elf_read_memory(img, l.len, &e), GD_OK);
+    assert_int_equal(gd_elf_copy(e, &c), GD_OK);
+    gd_elf_free(e);
+    assert_null(c->interp);
+    assert_null(c->soname);
+    assert_null(c->dynstrings);
+    assert_int_equal(c->nneeded, 0);
+    assert_int_equal(c->nsections, 0);
+    assert_int_equal(c->machine, EB_EM_X86_64);
+    gd_elf_free(c);
+    free(img);
+}
+
 /* A 1 GiB sparse file with its headers at the start and the section header table (and the
  * section names) near the end costs a few page reads, not a read of the file. */
 static void test_few_page_reads(void **state)
@@ -860,6 +911,7 @@ int main(void)
         cmocka_unit_test(test_real_files),
         cmocka_unit_test(test_names_and_compat),
         cmocka_unit_test(test_section_names_share_the_table),
+        cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "core/alloc.h"
 #include "elf/elf.h"
+#include "loader/elfcache.h"
 #include "loader/loader.h"
 #include "sysroot/sysroot.h"
 
@@ -108,9 +109,31 @@ static struct gd_root *root_at(const char *dir)
     return root;
 }
 
+/* Every test runs twice: with the loader reading each file it tries itself, then through an
+ * ELF cache as a check's loads do (loader/elfcache.h), which must give the same answers. The
+ * caches are freed at the end of the run: each only borrows its root. */
+#define CACHES_MAX 64
+static bool with_cache;
+static struct gd_elf_cache *caches[CACHES_MAX];
+static size_t ncaches;
+
+static int free_caches(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ncaches; i++)
+        gd_elf_cache_free(caches[i]);
+    ncaches = 0;
+    return 0;
+}
+
 static struct gd_loader *loader_for(struct gd_root *root, const char *llp, const char *glibc)
 {
-    struct gd_loader_options o = { llp, NULL, glibc, true };
+    struct gd_loader_options o = { llp, NULL, glibc, true, NULL };
+    if (with_cache) {
+        assert_true(ncaches < CACHES_MAX);
+        assert_int_equal(gd_elf_cache_new(root, &caches[ncaches]), GD_OK);
+        o.elves = caches[ncaches++];
+    }
     struct gd_loader *l = NULL;
     assert_int_equal(gd_loader_new(root, &o, &l), GD_OK);
     return l;
@@ -728,12 +751,13 @@ static void test_verdicts(void **state)
           "runpath /opt/v/dir/libv.so.1: not an ELF file\n" },
     };
     struct gd_root *root = root_at(r);
-    struct gd_loader *l = loader_for(root, NULL, "2.36");
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct eb_spec app = exe();
         app.runpath = cases[i].runpath;
         app.needed[0] = "libv.so.1";
         put(r, "opt/app", &app);
+        /* A loader per program: with an ELF cache, one would keep the first /opt/app read. */
+        struct gd_loader *l = loader_for(root, NULL, "2.36");
         struct gd_load *L = load(l, "/opt/app");
         const struct gd_edge *e = edge(gd_load_main(L), "libv.so.1");
         expect_tries(e, cases[i].tries);
@@ -751,8 +775,10 @@ static void test_verdicts(void **state)
             assert_string_equal(gd_load_missing_at(L, 0)->error, e->error);
         }
         gd_load_free(L);
+        gd_loader_free(l);
     }
     /* The main object itself: not found, not an ELF. */
+    struct gd_loader *l = loader_for(root, NULL, "2.36");
     struct gd_load *L = (struct gd_load *)1;
     assert_int_equal(gd_load_start(l, "/opt/none", true, &L), GD_ENOENT);
     assert_null(L);
@@ -1407,6 +1433,88 @@ static void test_truncated_sections_against_ldd(void **state)
     free(w);
 }
 
+/* The cache itself: a file read once and then answered from memory (a snapshot, as the root
+ * is), under every spelling of its path; what is not a file or not an ELF said as the loader's
+ * open and read would say it; out of memory anywhere is GD_ENOMEM, never a crash or a leak. */
+static void test_elf_cache(void **state)
+{
+    (void)state;
+    char *r = tu_mkdtemp("loader-cache");
+    lib(r, "usr/lib/libc1.so.1", "libc1.so.1", NULL, "libc.so.6", NULL);
+    tu_symlink(r, "usr/lib/libc1.so", "libc1.so.1");
+    tu_write(r, "usr/lib/junk.so", "junk\n");
+    tu_mkdirs(r, "usr/lib/dir.so");
+    struct gd_root *root = root_at(r);
+    struct gd_elf_cache *c = NULL;
+    assert_int_equal(gd_elf_cache_new(root, &c), GD_OK);
+    struct gd_elf *e = NULL;
+    struct gd_os_stat fs;
+    enum gd_status rs = GD_ENOMEM;
+    assert_int_equal(gd_elf_cache_read(c, "/usr/lib/libc1.so.1", &e, &fs, &rs), GD_OK);
+    assert_int_equal(rs, GD_OK);
+    assert_string_equal(e->soname, "libc1.so.1");
+    assert_string_equal(e->needed[0], "libc.so.6");
+    assert_int_equal(e->nsections, 0); /* the loader's part only */
+    unsigned long long ino = fs.ino;
+    gd_elf_free(e);
+    char path[4096];
+    assert_int_equal(unlink(tu_path(path, sizeof path, r, "usr/lib/libc1.so.1")), 0);
+    static const char *const spellings[] = { "/usr/lib/libc1.so.1", "/usr/lib/libc1.so",
+                                             "/usr/lib/../lib/./libc1.so.1" };
+    for (size_t i = 0; i < 3; i++) {
+        e = NULL;
+        assert_int_equal(gd_elf_cache_read(c, spellings[i], &e, &fs, &rs), GD_OK);
+        assert_int_equal(rs, GD_OK);
+        assert_string_equal(e->soname, "libc1.so.1");
+        assert_int_equal(fs.ino, ino);
+        gd_elf_free(e);
+    }
+    assert_int_equal(gd_elf_cache_read(c, "/usr/lib/missing.so", &e, &fs, &rs), GD_ENOENT);
+    assert_null(e);
+    assert_int_equal(gd_elf_cache_read(c, "/usr/lib/dir.so", &e, &fs, &rs), GD_ENOTREG);
+    for (int pass = 0; pass < 2; pass++) {
+        assert_int_equal(gd_elf_cache_read(c, "/usr/lib/junk.so", &e, &fs, &rs), GD_OK);
+        assert_int_not_equal(rs, GD_OK);
+        assert_int_not_equal(rs, GD_ENOMEM);
+        assert_null(e);
+        assert_int_equal(fs.size, 5);
+    }
+    gd_elf_cache_free(c);
+    gd_root_free(root);
+    lib(r, "usr/lib/libc1.so.1", "libc1.so.1", NULL, "libc.so.6", NULL);
+    /* Each allocation fails in turn, the first read and one from the cache: the answer is
+     * GD_ENOMEM, or a read whose root says it ran out of memory (the check then fails). */
+    for (unsigned long n = 1;; n++) {
+        root = root_at(r);
+        assert_int_equal(gd_elf_cache_new(root, &c), GD_OK);
+        gd_alloc_fail_at(n);
+        enum gd_status st = GD_OK;
+        rs = GD_OK;
+        for (int k = 0; k < 2 && st == GD_OK && rs == GD_OK; k++) {
+            e = NULL;
+            st =
+                gd_elf_cache_read(c, k ? "/usr/lib/libc1.so.1" : "/usr/lib/libc1.so", &e, &fs, &rs);
+            if (st == GD_OK && rs == GD_OK)
+                assert_string_equal(e->soname, "libc1.so.1");
+            else
+                assert_null(e);
+            gd_elf_free(e);
+        }
+        unsigned long made = gd_alloc_fail_at(0);
+        bool oom = st == GD_ENOMEM || rs == GD_ENOMEM || gd_root_out_of_memory(root);
+        gd_elf_cache_free(c);
+        gd_root_free(root);
+        if (made < n) {
+            assert_false(oom);
+            break;
+        }
+        if (!oom)
+            fail_msg("allocation %lu failed: %s, read %s", n, gd_status_str(st), gd_status_str(rs));
+    }
+    tu_rmtree(r);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1426,6 +1534,9 @@ int main(void)
         cmocka_unit_test(test_tree_diamond),
         cmocka_unit_test(test_against_ldd),
         cmocka_unit_test(test_truncated_sections_against_ldd),
+        cmocka_unit_test(test_elf_cache),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests_name("reading", tests, NULL, free_caches);
+    with_cache = true;
+    return failed + cmocka_run_group_tests_name("through an ELF cache", tests, NULL, free_caches);
 }

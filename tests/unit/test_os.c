@@ -114,6 +114,76 @@ static void test_not_files(void **state)
     assert_int_equal(gd_os_access(GD_SOURCE_DIR "/src/os/no-such-file", true, false), GD_ENOENT);
 }
 
+/* A directory held open: paths relative to it name what the host paths name, whatever the
+ * system's way of doing it, and its entries can be listed more than once. */
+static void check_directory_held(void)
+{
+    struct gd_os_dirh *src = NULL, *os = NULL, *h = (struct gd_os_dirh *)1;
+    assert_int_equal(gd_os_dirh_open(NULL, GD_SOURCE_DIR "/src", true, &src), GD_OK);
+    assert_int_equal(gd_os_dirh_open(src, "os", true, &os), GD_OK);
+    struct gd_os_stat st, want;
+    assert_int_equal(gd_os_lstat(GD_SOURCE_DIR "/src/os/os.h", &want), GD_OK);
+    assert_int_equal(gd_os_lstat_at(src, "os/os.h", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_REG);
+    assert_int_equal(st.size, want.size);
+    assert_int_equal(gd_os_lstat_at(os, ".", &st), GD_OK);
+    assert_int_equal(st.type, GD_FT_DIR);
+    assert_int_equal(gd_os_lstat_at(os, "no-such-file", &st), GD_ENOENT);
+    char *target = NULL;
+    assert_int_equal(gd_os_readlink_at(os, "os.h", &target), GD_EINVAL);
+    assert_null(target);
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(gd_os_read_file(GD_SOURCE_DIR "/src/os/os.h", 1 << 20, &data, &len), GD_OK);
+    struct gd_os_file *f = NULL;
+    assert_int_equal(gd_os_open_read_at(os, "os.h", true, NULL, &f), GD_OK);
+    char got[32];
+    size_t n = 0;
+    assert_int_equal(gd_os_pread(f, got, sizeof got, 0, &n), GD_OK);
+    assert_int_equal(n, sizeof got);
+    assert_memory_equal(got, data, sizeof got);
+    gd_os_close(f);
+    gd_free(data);
+    /* The caller's lstat stands for the file's status. */
+    assert_int_equal(gd_os_open_read_at(src, "os/os.h", true, &want, &f), GD_OK);
+    assert_int_equal(gd_os_file_stat(f, &st), GD_OK);
+    assert_int_equal(st.size, want.size);
+    gd_os_close(f);
+    assert_int_equal(gd_os_open_read_at(src, "os", true, NULL, &f), GD_ENOTREG);
+    assert_int_equal(gd_os_open_read_at(os, "no-such-file", true, NULL, &f), GD_ENOENT);
+    assert_int_equal(gd_os_dirh_open(os, "os.h", true, &h), GD_ENOTDIR);
+    assert_null(h);
+    assert_int_equal(gd_os_dirh_open(os, "no-such-dir", true, &h), GD_ENOENT);
+    /* Listed twice from the one handle: the same entries, each time from the start. */
+    size_t counts[2] = { 0, 0 };
+    for (int pass = 0; pass < 2; pass++) {
+        struct gd_os_dir *d = NULL;
+        assert_int_equal(gd_os_opendir_dirh(os, &d), GD_OK);
+        bool header = false;
+        const char *name;
+        enum gd_file_type type;
+        bool known;
+        enum gd_status rs;
+        while ((rs = gd_os_readdir_type(d, &name, &type, &known)) == GD_OK) {
+            assert_string_not_equal(name, ".");
+            assert_string_not_equal(name, "..");
+            if (strcmp(name, "os.h") == 0) {
+                header = true;
+                assert_true(!known || type == GD_FT_REG);
+            }
+            counts[pass]++;
+        }
+        assert_int_equal(rs, GD_ENOENT);
+        gd_os_closedir(d);
+        assert_true(header);
+    }
+    assert_true(counts[0] > 5);
+    assert_int_equal(counts[0], counts[1]);
+    gd_os_dirh_close(os);
+    gd_os_dirh_close(src);
+    gd_os_dirh_close(NULL);
+}
+
 static void test_directory(void **state)
 {
     (void)state;
@@ -134,6 +204,7 @@ static void test_directory(void **state)
     assert_true(header && posix && win32);
     assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/no-such-dir", &d), GD_ENOENT);
     assert_int_equal(gd_os_opendir(GD_SOURCE_DIR "/src/os/os.h", &d), GD_ENOTDIR);
+    check_directory_held();
 }
 
 static void test_realpath(void **state)

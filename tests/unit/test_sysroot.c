@@ -925,6 +925,141 @@ static void test_alloc_failures(void **state)
     gd_root_free(root);
 }
 
+/* Below directories the root has seen, the walk starts at the deepest one and goes on from
+ * there, "." and ".." included: the same answers cold, warm, and with every directory listed. */
+struct seen_case {
+    const char *path;
+    enum gd_status status;
+    const char *want; /* resolved path inside the root, following the last link */
+};
+
+static const struct seen_case seen_cases[] = {
+    { "/dir/sub/../a", GD_OK, "/dir/a" }, { "/dir/sub/./../c", GD_OK, "/dir/c" },
+    { "/dir/sub/", GD_OK, "/dir/sub" },   { "/dir/.hidden", GD_OK, "/dir/.hidden" },
+    { "/dir/sub/..", GD_OK, "/dir" },     { "/dir/missing/../a", GD_ENOENT, NULL },
+    { "/dir/a/x", GD_ENOTDIR, NULL },
+};
+
+/* The same through the tree's symbolic links. */
+static const struct seen_case seen_link_cases[] = {
+    /* ".." after a link climbs from its target (a file here). */
+    { "/dir/link/../a", GD_ENOTDIR, NULL },
+    { "/usr/lib/x86_64-linux-gnu/../x86_64-linux-gnu/libfoo.so.1", GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/../../../lib/x86_64-linux-gnu/libabs.so", GD_OK,
+      "/usr/lib/x86_64-linux-gnu/libfoo.so.1.2.3" },
+    { "/usr/lib/x86_64-linux-gnu/libabs.so/", GD_ENOTDIR, NULL },
+};
+
+static void check_seen(struct gd_root *root, const char *pass, const struct seen_case *cases,
+                       size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const struct seen_case *c = &cases[k];
+        char *out = NULL;
+        enum gd_status st = gd_root_resolve(root, c->path, true, &out);
+        if (st != c->status)
+            fail_msg("%s: \"%s\": status %s, want %s", pass, c->path, gd_status_str(st),
+                     gd_status_str(c->status));
+        if (st == GD_OK && strcmp(out, c->want) != 0)
+            fail_msg("%s: \"%s\": \"%s\", want \"%s\"", pass, c->path, out, c->want);
+        gd_free(out);
+    }
+}
+
+static void check_seen_cases(struct gd_root *root, const struct seen_case *cases, size_t n)
+{
+    check_seen(root, "cold", cases, n);
+    check_seen(root, "warm", cases, n);
+    gd_root_forget(root);
+    list_all(root, "/", 0);
+    check_seen(root, "listed", cases, n);
+}
+
+static void test_resolve_seen(void **state)
+{
+    (void)state;
+    struct gd_root *root = open_tree();
+    check_seen_cases(root, seen_cases, sizeof seen_cases / sizeof *seen_cases);
+    /* What a listed directory says stands for the walk: a file made since is not there. */
+    tu_write(tree, "dir/sub/new", "n");
+    assert_int_equal(gd_root_resolve(root, "/dir/sub/../sub/new", true, &(char *){ NULL }),
+                     GD_ENOENT);
+    gd_root_free(root);
+    char path[4096];
+    assert_int_equal(unlink(tu_path(path, sizeof path, tree, "dir/sub/new")), 0);
+}
+
+static void test_resolve_seen_links(void **state)
+{
+    (void)state;
+    need(links, "symbolic links");
+    struct gd_root *root = open_tree();
+    check_seen_cases(root, seen_link_cases, sizeof seen_link_cases / sizeof *seen_link_cases);
+    /* A link's target is read once too: changed since, the root still follows the old one
+     * until it forgets. */
+    tu_write(tree, "seen/t1", "1");
+    tu_write(tree, "seen/t2", "2");
+    tu_symlink(tree, "seen/l", "t1");
+    gd_root_forget(root); /* the listings above know nothing of /seen */
+    char *out = NULL;
+    assert_int_equal(gd_root_resolve(root, "/seen/l", true, &out), GD_OK);
+    assert_string_equal(out, "/seen/t1");
+    gd_free(out);
+    char path[4096];
+    assert_int_equal(unlink(tu_path(path, sizeof path, tree, "seen/l")), 0);
+    tu_symlink(tree, "seen/l", "t2");
+    assert_int_equal(gd_root_resolve(root, "/seen/l", true, &out), GD_OK);
+    assert_string_equal(out, "/seen/t1");
+    gd_free(out);
+    gd_root_forget(root);
+    assert_int_equal(gd_root_resolve(root, "/seen/l", true, &out), GD_OK);
+    assert_string_equal(out, "/seen/t2");
+    gd_free(out);
+    gd_root_free(root);
+}
+
+/* More listed directories than the root holds open at once: the ones it closed again are
+ * still read right (relative to the root directory, then), before and after it forgets. */
+static void test_many_dirs(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    char rel[64], want[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(rel, sizeof rel, "many/d%03d/f", i);
+        snprintf(want, sizeof want, "%d\n", i);
+        tu_write(tree, rel, want);
+    }
+    struct gd_root *root = open_tree();
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < N; i++) {
+            snprintf(rel, sizeof rel, "/many/d%03d", i);
+            struct gd_names names;
+            assert_int_equal(gd_root_list(root, rel, &names), GD_OK);
+            assert_int_equal(names.count, 1);
+            gd_names_free(&names);
+        }
+        for (int i = 0; i < N; i++) {
+            snprintf(rel, sizeof rel, "/many/d%03d/../d%03d/f", i, i);
+            snprintf(want, sizeof want, "%d\n", i);
+            char *data = NULL;
+            size_t len = 0;
+            assert_int_equal(gd_root_read_file(root, rel, 64, &data, &len), GD_OK);
+            assert_string_equal(data, want);
+            gd_free(data);
+            struct gd_os_stat st;
+            assert_int_equal(gd_root_lstat(root, rel, &st), GD_OK);
+            assert_int_equal(st.size, strlen(want));
+        }
+        gd_root_forget(root);
+    }
+    assert_int_equal(gd_root_anomaly_count(root), 0);
+    gd_root_free(root);
+    char path[4096];
+    tu_rmtree(tu_path(path, sizeof path, tree, "many"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -945,6 +1080,9 @@ int main(void)
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_snapshot),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_resolve_seen),
+        cmocka_unit_test(test_resolve_seen_links),
+        cmocka_unit_test(test_many_dirs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
