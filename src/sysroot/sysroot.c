@@ -3,6 +3,7 @@
 #include "core/alloc.h"
 #include "core/arena.h"
 #include "core/hash.h"
+#include "core/str.h"
 #include "core/strmap.h"
 #include "core/buf.h"
 
@@ -214,12 +215,22 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* What listing `l` says of its entry `name`: 1 with `*type` (TYPE_UNKNOWN when the directory
- * did not say), 0 when it lacks the name. */
+ * did not say), 0 when it lacks the name, -1 when it cannot tell: where the file system folds
+ * case (Windows) an entry spelled otherwise is the same file, found here ignoring ASCII case;
+ * a name outside ASCII may fold in ways only the system knows. */
 static int listed_type(const struct listing *l, const char *name, unsigned char *type)
 {
     const char *key = name;
     char *const *hit =
         l->count ? bsearch(&key, l->names, l->count, sizeof *l->names, cmp_names) : NULL;
+    if (!hit && gd_os_names_ignore_case()) {
+        for (size_t i = 0; i < l->count && !hit; i++)
+            if (gd_str_ieq(l->names[i], name))
+                hit = &l->names[i];
+        for (const char *p = name; !hit && *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                return -1;
+    }
     if (!hit)
         return 0;
     *type = (unsigned char)(*hit)[-1];
@@ -790,18 +801,18 @@ static enum gd_status walk_path(struct gd_root *root, const char *path, bool fol
             }
         /* The parent's listing says what the entry is (absent: ENOENT) without a system call;
          * a directory the root has seen is not a link: nothing to follow or refuse. Where the
-         * file system folds case (Windows), a name the listing spells otherwise is there all
-         * the same: only the system can say it is absent. */
+         * file system folds case, listed_type matches ignoring case, or leaves it to the
+         * system. */
         struct gd_os_stat s;
         bool have = false;
         unsigned char type;
         if (parent) {
-            bool listed = listed_type(parent, w->out + w->out_len - len, &type);
-            if (!listed && !gd_os_names_ignore_case()) {
+            int listed = listed_type(parent, w->out + w->out_len - len, &type);
+            if (listed == 0) {
                 st = GD_ENOENT;
                 break;
             }
-            if (listed && type != TYPE_UNKNOWN) {
+            if (listed == 1 && type != TYPE_UNKNOWN) {
                 memset(&s, 0, sizeof s);
                 s.type = (enum gd_file_type)type;
                 have = true;
