@@ -159,18 +159,27 @@ static void no_device_visible(struct gd_report *r)
             gd_finding_add_evidence(f, cm);
         }
     }
+    const char *root = gd_rules_windows(r) ? "" : "sudo ";
     if (mig)
-        gd_finding_add_fix(f, "MIG mode is on: CUDA shows MIG devices only, and needs GPU and "
-                              "compute instances created (`sudo nvidia-smi mig -cgi <profile> "
-                              "-C`, list with `nvidia-smi -L`), or MIG turned off (`sudo "
-                              "nvidia-smi -i <gpu> -mig 0`, then a GPU reset).");
+        gd_finding_add_fix(f,
+                           "MIG mode is on: CUDA shows MIG devices only, and needs GPU and "
+                           "compute instances created (`%snvidia-smi mig -cgi <profile> -C`, "
+                           "list with `nvidia-smi -L`), or MIG turned off (`%snvidia-smi -i <gpu> "
+                           "-mig 0`, then a GPU reset).",
+                           root, root);
     if (prohibited)
         gd_finding_add_fix(f, "A GPU's compute mode is Prohibited: `sudo nvidia-smi -c DEFAULT`.");
     if (gd_rv(r, "env", "CUDA_VISIBLE_DEVICES"))
         gd_finding_add_fix(f, "Check CUDA_VISIBLE_DEVICES against `nvidia-smi -L`, or `unset "
                               "CUDA_VISIBLE_DEVICES`.");
-    gd_finding_add_fix(f, "Compare `nvidia-smi -L` with what a CUDA program sees, and read "
-                          "`sudo dmesg | grep -i NVRM` for GPUs the driver refused.");
+    if (gd_rules_windows(r))
+        gd_finding_add_fix(f,
+                           "Compare `nvidia-smi -L` with what a CUDA program sees, and read %s "
+                           "for GPUs the driver refused.",
+                           gd_fix_driver_log(r));
+    else
+        gd_finding_add_fix(f, "Compare `nvidia-smi -L` with what a CUDA program sees, and read "
+                              "`sudo dmesg | grep -i NVRM` for GPUs the driver refused.");
 }
 
 static void runtime_failed(struct gd_report *r, const struct gd_kb *kb, const struct gd_entity *e)
@@ -218,15 +227,23 @@ static void runtime_failed(struct gd_report *r, const struct gd_kb *kb, const st
                               "runtime run on an older driver.");
     } else if (code == 34) {
         f = gd_finding_add(r, "cuda.runtime-stub-driver", GD_SEV_ERROR,
-                           "%s loads the CUDA toolkit's stub as libcuda.so.1 (%s)", base,
-                           name ? name : "cudaErrorStubLibrary");
+                           gd_rules_windows(r) ? "%s loads a stub of the CUDA driver as "
+                                                 "nvcuda.dll (%s)"
+                                               : "%s loads the CUDA toolkit's stub as "
+                                                 "libcuda.so.1 (%s)",
+                           base, name ? name : "cudaErrorStubLibrary");
         gd_finding_set_why(f, "The stub exists only to link programs; loaded at run time it "
                               "answers every call with an error, so no program can use the GPU "
                               "even where the driver is installed.");
         gd_finding_add_evidence(f, gd_rf(r, "cuda_driver", "library"));
-        gd_finding_add_fix(f, "Remove the stubs directory (.../lib64/stubs) from "
-                              "LD_LIBRARY_PATH and /etc/ld.so.conf.d, and any libcuda.so.1 link "
-                              "made to the stub; run `sudo ldconfig`.");
+        if (gd_rules_windows(r))
+            gd_finding_add_fix(f, "Remove the copies of nvcuda.dll outside System32 (in the "
+                                  "program's directory or on PATH): the driver installs the real "
+                                  "one in System32.");
+        else
+            gd_finding_add_fix(f, "Remove the stubs directory (.../lib64/stubs) from "
+                                  "LD_LIBRARY_PATH and /etc/ld.so.conf.d, and any libcuda.so.1 "
+                                  "link made to the stub; run `sudo ldconfig`.");
     } else {
         const char *meaning = gd_vendor_error_meaning(GD_VENDOR_RUNTIME, (long)code);
         f = gd_finding_add(r, "cuda.runtime-failed", GD_SEV_ERROR,

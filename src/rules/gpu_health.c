@@ -147,13 +147,18 @@ static void pcie(struct gd_report *r, const struct gd_entity *gpu, const char *n
     gd_finding_add_evidence(f, m);
     gd_finding_add_evidence(f, gd_entity_fact(gpu, "pcie.gen"));
     gd_finding_add_evidence(f, gd_entity_fact(gpu, "pcie.gen_max"));
-    gd_finding_add_fix(f,
-                       "Check the slot (its electrical width in the mainboard's manual), "
-                       "reseat the card and any riser; `sudo lspci -vv -s %s | grep LnkSta` "
-                       "shows the link the kernel sees.",
-                       gd_fact_known_value(gd_entity_fact(gpu, "bus_id"))
-                           ? gd_fact_value(gd_entity_fact(gpu, "bus_id"))
-                           : "<bus>");
+    if (gd_rules_windows(r))
+        gd_finding_add_fix(f, "Check the slot (its electrical width in the mainboard's manual), "
+                              "reseat the card and any riser; `nvidia-smi -q` (GPU Link Info) "
+                              "shows the link the driver sees.");
+    else
+        gd_finding_add_fix(f,
+                           "Check the slot (its electrical width in the mainboard's manual), "
+                           "reseat the card and any riser; `sudo lspci -vv -s %s | grep LnkSta` "
+                           "shows the link the kernel sees.",
+                           gd_fact_known_value(gd_entity_fact(gpu, "bus_id"))
+                               ? gd_fact_value(gd_entity_fact(gpu, "bus_id"))
+                               : "<bus>");
 }
 
 static void throttled(struct gd_report *r, const struct gd_entity *gpu, const char *name)
@@ -209,8 +214,10 @@ static void memory_errors(struct gd_report *r, const struct gd_entity *gpu, cons
         gd_finding_add_evidence(f, fa);
         gd_finding_add_evidence(f, gd_entity_fact(gpu, "retired_pages.double_bit"));
         gd_finding_add_evidence(f, gd_entity_fact(gpu, "remapped_rows.uncorrectable"));
-        gd_finding_add_fix(f, "Reset the GPU with no process on it (`sudo nvidia-smi -r -i "
-                              "<gpu>`) or reboot, so the driver retires or remaps the bad memory.");
+        gd_finding_add_fix(f,
+                           "Reset the GPU with no process on it (%s) or reboot, so the driver "
+                           "retires or remaps the bad memory.",
+                           gd_fix_gpu_reset(r));
         gd_finding_add_fix(f, "If errors recur, run NVIDIA's field diagnostics (`dcgmi diag -r "
                               "3`) and have the card replaced.");
     }
@@ -225,8 +232,8 @@ static void memory_errors(struct gd_report *r, const struct gd_entity *gpu, cons
                               "is next reset; until then the bad memory stays in use.");
         gd_finding_add_evidence(f, rp);
         gd_finding_add_evidence(f, rr);
-        gd_finding_add_fix(f, "Reset the GPU with no process on it (`sudo nvidia-smi -r -i "
-                              "<gpu>`) or reboot.");
+        gd_finding_add_fix(f, "Reset the GPU with no process on it (%s) or reboot.",
+                           gd_fix_gpu_reset(r));
     }
     const struct gd_fact *fail = gd_entity_fact(gpu, "remapped_rows.failure");
     if (gd_fact_is_true(fail)) {

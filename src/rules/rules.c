@@ -170,6 +170,18 @@ static const struct gd_kb_row *install_row(const struct gd_report *r, const stru
     return row ? row : row_for_os(t, "*", 1);
 }
 
+const char *gd_fix_driver_log(const struct gd_report *r)
+{
+    return gd_rules_windows(r) ? "the System log in Event Viewer (source nvlddmkm)"
+                               : "`sudo dmesg | grep -i -e NVRM -e Xid`";
+}
+
+const char *gd_fix_gpu_reset(const struct gd_report *r)
+{
+    return gd_rules_windows(r) ? "`nvidia-smi -r -i <gpu>` in an administrator prompt"
+                               : "`sudo nvidia-smi -r -i <gpu>`";
+}
+
 void gd_fix_install_driver(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb)
 {
     const struct gd_kb_table *t = gd_kb_table(kb, "driver_install");

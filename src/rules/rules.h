@@ -85,5 +85,10 @@ const char *gd_rules_row_url(const struct gd_kb *kb, const struct gd_kb_row *row
 
 /* Add the steps to install the NVIDIA driver on this OS, from the driver_install table. */
 void gd_fix_install_driver(struct gd_finding *f, const struct gd_report *r, const struct gd_kb *kb);
+/* Words of a fix step that differ between Linux and Windows: where the driver's own errors are
+ * read (dmesg's NVRM and Xid lines; Event Viewer's System log, source nvlddmkm), and the command
+ * that resets a GPU (as root; in an administrator prompt). */
+const char *gd_fix_driver_log(const struct gd_report *r);
+const char *gd_fix_gpu_reset(const struct gd_report *r);
 
 #endif

@@ -70,9 +70,14 @@ static void wrong(struct gd_report *r, const struct gd_entity *e, const char *st
                           "an overclocked or failing GPU, a broken library build).");
     evidence(f, e, step);
     gd_finding_add_evidence(f, gd_entity_fact(e, "path"));
-    gd_finding_add_fix(f, "Run it again: a result that changes between runs points at the "
-                          "hardware (check `nvidia-smi -q -d ECC,TEMPERATURE` and `dmesg` for "
-                          "Xid errors; run `dcgmi diag -r 3`).");
+    if (gd_rules_windows(r))
+        gd_finding_add_fix(f, "Run it again: a result that changes between runs points at the "
+                              "hardware (check `nvidia-smi -q -d ECC,TEMPERATURE` and the System "
+                              "log in Event Viewer, source nvlddmkm).");
+    else
+        gd_finding_add_fix(f, "Run it again: a result that changes between runs points at the "
+                              "hardware (check `nvidia-smi -q -d ECC,TEMPERATURE` and `dmesg` for "
+                              "Xid errors; run `dcgmi diag -r 3`).");
     gd_finding_add_fix(f, "If it is the same every time and one library copy only, reinstall "
                           "that copy.");
 }
@@ -116,8 +121,8 @@ static void device_results(struct gd_report *r, const struct gd_entity *e)
                                               "%s: copying between host and device fails", who);
         add_error_why(f, e, "copy", "Every program copies its data to the GPU first.");
         evidence(f, e, "copy");
-        gd_finding_add_fix(f, "Read `sudo dmesg | grep -i -e NVRM -e Xid` for the driver's "
-                              "errors (IOMMU and PCIe faults show there).");
+        gd_finding_add_fix(f, "Read %s for the driver's errors (IOMMU and PCIe faults show there).",
+                           gd_fix_driver_log(r));
     } else if (s && strcmp(s, "wrong result") == 0) {
         wrong(r, e, "copy", "host-device-host copy", who);
     }

@@ -34,20 +34,26 @@ static void judge(struct gd_report *r, const struct gd_entity *e)
     gd_finding_add_evidence(f, library);
     gd_finding_add_evidence(f, end);
     if (hung) {
-        gd_finding_add_fix(f, "Check that `nvidia-smi` answers; read `sudo dmesg | grep -i -e "
-                              "NVRM -e Xid` for GPU errors.");
-        gd_finding_add_fix(f, "On NVSwitch machines (HGX, DGX) the NVIDIA Fabric Manager must "
-                              "run: `systemctl status nvidia-fabricmanager`.");
-        gd_finding_add_fix(f, "Reset the GPU (`sudo nvidia-smi -r -i <gpu>`, with no process on "
-                              "it) or reboot; a slow first call without persistence mode can "
-                              "also pass a short deadline: `sudo nvidia-smi -pm 1`, or run "
-                              "gpudoctor with a longer `--timeout`.");
+        gd_finding_add_fix(f, "Check that `nvidia-smi` answers; read %s for GPU errors.",
+                           gd_fix_driver_log(r));
+        if (gd_rules_windows(r)) {
+            gd_finding_add_fix(f,
+                               "Reset the GPU (%s, with no process on it) or restart Windows; "
+                               "or run gpudoctor with a longer `--timeout`.",
+                               gd_fix_gpu_reset(r));
+        } else {
+            gd_finding_add_fix(f, "On NVSwitch machines (HGX, DGX) the NVIDIA Fabric Manager "
+                                  "must run: `systemctl status nvidia-fabricmanager`.");
+            gd_finding_add_fix(f, "Reset the GPU (`sudo nvidia-smi -r -i <gpu>`, with no process "
+                                  "on it) or reboot; a slow first call without persistence mode "
+                                  "can also pass a short deadline: `sudo nvidia-smi -pm 1`, or "
+                                  "run gpudoctor with a longer `--timeout`.");
+        }
     } else {
         gd_finding_add_fix(f, "Reinstall the library named (or the driver, for libcuda and "
                               "NVML), and check it matches the driver version; a copy from "
                               "another system or a partial upgrade crashes like this.");
-        gd_finding_add_fix(f, "Read `sudo dmesg | grep -i -e NVRM -e Xid` for GPU errors at "
-                              "the same time.");
+        gd_finding_add_fix(f, "Read %s for GPU errors at the same time.", gd_fix_driver_log(r));
     }
 }
 

@@ -2393,6 +2393,36 @@ static void test_init_failed_windows_steps(void **state)
     }
 }
 
+/* The live machine's findings (rules_live_cases.h: the driver's answers, the GPU tests, the
+ * vendor calls) on a Windows machine: no fix step names what only Linux has. */
+static void test_live_cases_windows_steps(void **state)
+{
+    (void)state;
+    static const char *const linux_only[] = {
+        "/dev/", "dmesg",    "modprobe",   "systemctl",
+        "sudo ", "ldconfig", "ld.so.conf", "LD_LIBRARY_PATH"
+    };
+    for (size_t i = 0; i < sizeof live_cases / sizeof *live_cases; i++) {
+        const struct rule_case *c = &live_cases[i];
+        const char *facts[MAX_FACT + 1] = { "host.os.id=s:windows" };
+        size_t n = 1;
+        for (size_t k = 0; k < MAX_FACT && c->facts[k]; k++)
+            if (strncmp(c->facts[k], "host.os.id=", 11) != 0)
+                facts[n++] = c->facts[k];
+        struct gd_report *r = report_of(facts);
+        c->rule(r, c->kb == 't' ? test_kb : embedded);
+        for (size_t f = 0; f < gd_report_finding_count(r); f++) {
+            const struct gd_finding *fd = gd_report_finding_at(r, f);
+            for (size_t k = 0; k < gd_finding_fix_count(fd); k++)
+                for (size_t j = 0; j < sizeof linux_only / sizeof *linux_only; j++)
+                    if (strstr(gd_finding_fix_at(fd, k), linux_only[j]))
+                        fail_msg("%s: %s on Windows: \"%s\"", c->name, gd_finding_id(fd),
+                                 gd_finding_fix_at(fd, k));
+        }
+        gd_report_free(r);
+    }
+}
+
 /* The ids of a report's findings, in order, with their fix steps: what a rule concluded. */
 static void conclusions(const struct gd_report *r, struct gd_buf *out)
 {
@@ -2704,6 +2734,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_init_failed_windows_steps),
+        cmocka_unit_test(test_live_cases_windows_steps),
         cmocka_unit_test(test_every_documented_id),
         cmocka_unit_test(test_install_fix),
         cmocka_unit_test(test_cpu_only_many),
